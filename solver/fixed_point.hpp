@@ -1,0 +1,53 @@
+// Fixed-point solvers (damped iteration, Anderson acceleration with a safe fallback) and a Newton
+// polish (GSL hybrids on the residual). Every solve returns a SolveSummary; nothing here prints.
+#pragma once
+#include <string>
+
+#include "solver/system.hpp"
+
+namespace saddle {
+
+enum class Method { Damped, Anderson };
+
+// Option struct of every solve; the CLI maps --method/--mix/--tol/... onto it 1:1.
+struct SolverOptions {
+  Method method = Method::Anderson;
+  // Weight of the new iterate: x <- (1 - mix) x + mix F(x). mix = 1 is the plain iteration;
+  // "damping 1/2" in the spec means mix = 0.5.
+  double mix = 0.5;
+  double tol = 1e-10;        // on |residual(x)|_inf
+  int max_iter = 2000;       // fixed-point iterations
+  int anderson_depth = 5;    // history length of Anderson acceleration
+  bool newton_polish = true; // try Newton (GSL hybrids) when the iteration did not reach tol
+  int newton_max_iter = 100;
+  // If > 0: stop when the residual has not beaten its running minimum for this many iterations
+  // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates
+  // and flag the solve as stalled.
+  int stall_window = 0;
+};
+
+std::string to_string(Method m);
+// Parses "damped" or "anderson"; throws std::invalid_argument otherwise.
+Method parse_method(const std::string& s);
+
+struct SolveSummary {
+  bool converged = false;
+  bool stalled = false;
+  std::string reason;  // "tolerance", "newton", "max_iter", "stalled", "non_finite", ...
+  int iterations = 0;  // fixed-point iterations + Newton iterations
+  double residual = std::numeric_limits<double>::infinity();  // |residual(x)|_inf at the result
+  double wall_seconds = 0.0;
+};
+
+struct SolveResult {
+  Vec x;
+  SolveSummary summary;
+};
+
+// Solve from x0. The result x is the best iterate found (lowest residual) if not converged.
+SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt);
+
+// Newton polish alone (GSL hybrids on sys.residual), accepted only if |residual|_inf <= tol.
+SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt);
+
+}  // namespace saddle

@@ -1,0 +1,91 @@
+// Conventions shared by every `saddle` subcommand: sweep parsing (value, comma list,
+// start:stop:count, start:stop:count:log), cartesian grids, solver-option flags, and the CSV
+// writer with its '#' header (version, command line, settings). Bad input throws InputError,
+// which main() turns into a one-line message and exit code 2.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "solver/fixed_point.hpp"
+
+namespace saddle {
+
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What a swept parameter may take.
+struct SweepRules {
+  double min = -std::numeric_limits<double>::infinity();  // smallest allowed value
+  bool min_inclusive = true;
+  double max = std::numeric_limits<double>::infinity();
+  bool allow_inf = false;  // "inf" accepted as a value (e.g. --nu inf for max-SLR)
+  bool integer = false;    // values must be integers (e.g. L)
+};
+
+// Parses "x", "a,b,c", "start:stop:count" or "start:stop:count:log". Throws InputError naming
+// `name` on malformed text, count < 1, NaN, inf where not allowed, or values out of range.
+std::vector<double> parse_sweep(const std::string& text, const std::string& name,
+                                const SweepRules& rules = {});
+
+// Cartesian product; the LAST axis varies fastest (so continuation runs along the last axis).
+std::vector<std::vector<double>> cartesian(const std::vector<std::vector<double>>& axes);
+
+// Comma-separated list of names checked against `allowed` (e.g. activations).
+std::vector<std::string> parse_names(const std::string& text, const std::string& name,
+                                     const std::vector<std::string>& allowed);
+
+// Shortest round-trip-ish formatting of a number for CSV (%.12g; "inf", "-inf", "nan").
+std::string fmt(double v);
+
+// Solver flags (--method, --mix, --tol, --max-iter, --anderson-depth, --no-polish) bound 1:1 to
+// a SolverOptions struct.
+void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_text);
+// Validates the parsed solver options (throws InputError) and fills opt.method.
+void finish_solver_options(SolverOptions& opt, const std::string& method_text);
+// "method=anderson mix=0.5 tol=1e-10 ..." for the CSV header.
+std::string describe(const SolverOptions& opt);
+
+// A tidy CSV table built in memory and written only when complete, so a failing run never
+// leaves a partial CSV on stdout.
+class CsvTable {
+ public:
+  explicit CsvTable(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+  // Free-form settings written as "# key: value" header lines.
+  void setting(const std::string& key, const std::string& value) {
+    settings_.emplace_back(key, value);
+  }
+  // Appends a row; its size must equal the number of columns.
+  void add_row(std::vector<std::string> row);
+  const std::vector<std::string>& columns() const { return columns_; }
+  const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  // Writes "# saddle <version>", "# command: ...", settings, header, rows.
+  void write(std::ostream& os) const;
+  // To `path`, or stdout if path is empty or "-". Throws InputError if the file can't be opened.
+  void write_to(const std::string& path) const;
+
+ private:
+  std::vector<std::string> columns_;
+  std::vector<std::pair<std::string, std::string>> settings_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// The full command line of this process (set once by main()).
+void set_command_line(int argc, char** argv);
+const std::string& command_line();
+
+// Each subcommand module provides one of these, called by main() to add itself to the app.
+// Registration functions live in tools/cmd_*.cpp.
+void register_ridge(CLI::App& app);
+void register_slr(CLI::App& app);
+void register_rmt(CLI::App& app);
+
+}  // namespace saddle
