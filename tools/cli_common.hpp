@@ -87,5 +87,9 @@ const std::string& command_line();
 void register_ridge(CLI::App& app);
 void register_slr(CLI::App& app);
 void register_rmt(CLI::App& app);
+// The `mc` and `validate` groups (tools/cmd_groups.cpp), which hold the per-model simulations.
+void register_groups(CLI::App& app);
+// " (OpenMP, MPI: no)"-style suffix for --version.
+std::string build_features();
 
 }  // namespace saddle

@@ -1,0 +1,57 @@
+// Fixture model with a known answer: ridge regression with i.i.d. Gaussian covariates in the
+// replica-symmetric form (the v-channel of slr.md §4.8 with L = 1; prior (S14)). Teacher
+// y = x.w*/sqrt(D) + sqrt(Delta) xi with |w*|^2 = D; estimator minimising
+// sum_mu (1/2)(y_mu - x_mu.w/sqrt(D))^2 + (lambda/2)|w|^2. State (m, q, V).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "solver/system.hpp"
+
+namespace saddle {
+namespace ridge {
+
+struct Params {
+  double alpha = 1.0;   // N / D
+  double lambda = 0.1;  // ridge penalty, > 0
+  double delta = 0.0;   // noise variance Delta >= 0
+};
+
+// Conjugates from the channel, given the overlaps (slr.md §4.8):
+// Vhat = mhat = alpha/(1+V), qhat = alpha (1 + Delta - 2m + q)/(1+V)^2.
+struct Hats {
+  double mhat, qhat, Vhat;
+};
+Hats channel(const Params& p, double m, double q, double V);
+
+// Closed-form fixed point (slr.md §4.8): V is the positive root of
+// lambda V^2 + (lambda + alpha - 1) V - 1 = 0, m = alpha V/(1+V), theta = alpha V^2/(1+V)^2,
+// q = (m^2 + theta (1 - 2m + Delta)) / (1 - theta).
+struct ClosedForm {
+  double m, q, V, test_error, train_error;
+};
+ClosedForm closed_form(const Params& p);
+
+// Fixed-point system in x = (m, q, V): hats = channel(x), then the prior (S14)
+// V = 1/(lambda + Vhat), m = mhat V, q = (mhat^2 + qhat) V^2.
+class RidgeSystem : public FixedPointSystem {
+ public:
+  explicit RidgeSystem(const Params& p) : p_(p) {}
+  int dim() const override { return 3; }
+  std::vector<std::string> names() const override { return {"m", "q", "V"}; }
+  Vec map(const Vec& x) const override;
+  void project(Vec& x) const override;
+  // mhat, qhat, Vhat, test_error = 1 - 2m + q (excess over Delta), train_error (MSE incl. Delta).
+  std::vector<std::string> observable_names() const override {
+    return {"mhat", "qhat", "Vhat", "test_error", "train_error"};
+  }
+  Vec observables(const Vec& x) const override;
+  // Default cold start (m, q, V) = (0, 0, 1).
+  static Vec cold_start() { return Vec::Map(std::vector<double>{0.0, 0.0, 1.0}.data(), 3); }
+
+ private:
+  Params p_;
+};
+
+}  // namespace ridge
+}  // namespace saddle

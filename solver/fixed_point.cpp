@@ -1,0 +1,212 @@
+// Damped and Anderson-accelerated fixed-point iteration with Newton polish (GSL hybrids).
+#include "solver/fixed_point.hpp"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multiroots.h>
+#include <gsl/gsl_vector.h>
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+
+namespace saddle {
+namespace {
+
+double inf_norm(const Vec& v) {
+  if (v.size() == 0) return 0.0;
+  double r = 0.0;
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) return std::numeric_limits<double>::infinity();
+    r = std::max(r, std::fabs(v[i]));
+  }
+  return r;
+}
+
+bool all_finite(const Vec& v) { return v.allFinite(); }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct GslAdapter {
+  const FixedPointSystem* sys;
+  static int f(const gsl_vector* x, void* p, gsl_vector* out) {
+    auto* a = static_cast<GslAdapter*>(p);
+    Vec xv(x->size);
+    for (std::size_t i = 0; i < x->size; ++i) xv[i] = gsl_vector_get(x, i);
+    Vec r = a->sys->residual(xv);
+    if (!all_finite(r)) return GSL_EBADFUNC;
+    for (std::size_t i = 0; i < x->size; ++i) gsl_vector_set(out, i, r[i]);
+    return GSL_SUCCESS;
+  }
+};
+
+}  // namespace
+
+std::string to_string(Method m) { return m == Method::Damped ? "damped" : "anderson"; }
+
+Method parse_method(const std::string& s) {
+  if (s == "damped") return Method::Damped;
+  if (s == "anderson") return Method::Anderson;
+  throw std::invalid_argument("unknown solver method '" + s + "' (expected damped or anderson)");
+}
+
+SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt) {
+  gsl_set_error_handler_off();
+  const auto t0 = std::chrono::steady_clock::now();
+  const int n = sys.dim();
+  SolveResult res;
+  res.x = x0;
+  res.summary.residual = inf_norm(sys.residual(x0));
+  res.summary.reason = "newton_failed";
+  GslAdapter ad{&sys};
+  gsl_multiroot_function F{&GslAdapter::f, static_cast<std::size_t>(n), &ad};
+  gsl_vector* x = gsl_vector_alloc(n);
+  for (int i = 0; i < n; ++i) gsl_vector_set(x, i, x0[i]);
+  gsl_multiroot_fsolver* s = gsl_multiroot_fsolver_alloc(gsl_multiroot_fsolver_hybrids, n);
+  int iters = 0;
+  if (gsl_multiroot_fsolver_set(s, &F, x) == GSL_SUCCESS) {
+    for (iters = 1; iters <= opt.newton_max_iter; ++iters) {
+      int st = gsl_multiroot_fsolver_iterate(s);
+      Vec xv(n);
+      for (int i = 0; i < n; ++i) xv[i] = gsl_vector_get(s->x, i);
+      Vec xp = xv;
+      sys.project(xp);
+      double r = inf_norm(sys.residual(xp));
+      if (r < res.summary.residual) {
+        res.summary.residual = r;
+        res.x = xp;
+      }
+      if (res.summary.residual <= opt.tol) break;
+      if (st != GSL_SUCCESS) break;
+    }
+  }
+  gsl_multiroot_fsolver_free(s);
+  gsl_vector_free(x);
+  res.summary.iterations = std::min(iters, opt.newton_max_iter);
+  res.summary.converged = res.summary.residual <= opt.tol;
+  if (res.summary.converged) res.summary.reason = "newton";
+  res.summary.wall_seconds = seconds_since(t0);
+  return res;
+}
+
+SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (x0.size() != sys.dim()) throw std::invalid_argument("solve: x0 has the wrong dimension");
+  if (!(opt.mix > 0.0 && opt.mix <= 1.0)) throw std::invalid_argument("solve: mix must be in (0, 1]");
+  SolveResult res;
+  Vec x = x0;
+  sys.project(x);
+  Vec best_x = x;
+  double best_r = std::numeric_limits<double>::infinity();
+  int since_best = 0;
+  std::deque<Vec> hist_x, hist_f;  // recent iterates and their undamped images
+  std::deque<Vec> dX, dG;          // Anderson differences
+  Vec prev_x, prev_g;
+  int it = 0;
+  std::string reason = "max_iter";
+  bool stalled = false;
+  for (it = 1; it <= opt.max_iter; ++it) {
+    Vec fx = sys.map(x);
+    if (!all_finite(fx)) {
+      reason = "non_finite";
+      break;
+    }
+    Vec g = fx - x;  // fixed-point residual of the undamped map
+    double r = inf_norm(sys.residual(x));
+    if (r < best_r) {
+      best_r = r;
+      best_x = x;
+      since_best = 0;
+    } else {
+      ++since_best;
+    }
+    if (r <= opt.tol) {
+      reason = "tolerance";
+      break;
+    }
+    if (opt.stall_window > 0) {
+      hist_x.push_back(x);
+      if (static_cast<int>(hist_x.size()) > opt.stall_window) hist_x.pop_front();
+      if (since_best >= opt.stall_window) {
+        stalled = true;
+        reason = "stalled";
+        break;
+      }
+    }
+    Vec xn = x + opt.mix * g;  // damped step
+    if (opt.method == Method::Anderson && opt.anderson_depth > 0) {
+      if (prev_x.size() == x.size()) {
+        dX.push_back(x - prev_x);
+        dG.push_back(g - prev_g);
+        if (static_cast<int>(dX.size()) > opt.anderson_depth) {
+          dX.pop_front();
+          dG.pop_front();
+        }
+      }
+      prev_x = x;
+      prev_g = g;
+      const int m = static_cast<int>(dG.size());
+      if (m > 0) {
+        Eigen::MatrixXd Gm(x.size(), m), Xm(x.size(), m);
+        for (int j = 0; j < m; ++j) {
+          Gm.col(j) = dG[j];
+          Xm.col(j) = dX[j];
+        }
+        Vec gamma = Gm.colPivHouseholderQr().solve(g);
+        Vec xa = x + opt.mix * g - (Xm + opt.mix * Gm) * gamma;
+        // Safe fallback: keep the accelerated step only if it is finite and not wild.
+        if (all_finite(xa) && inf_norm(xa - x) <= 10.0 * (inf_norm(g) + 1e-300) + 1e-12) {
+          xn = xa;
+        } else {
+          dX.clear();
+          dG.clear();
+        }
+      }
+      // Restart the history when progress stalls (residual well above its best).
+      if (r > 1e3 * best_r) {
+        dX.clear();
+        dG.clear();
+      }
+    }
+    sys.project(xn);
+    x = xn;
+  }
+  if (it > opt.max_iter) it = opt.max_iter;
+  res.summary.iterations = it;
+  if (reason == "tolerance") {
+    res.x = x;
+    res.summary.residual = inf_norm(sys.residual(x));
+    res.summary.converged = true;
+  } else if (stalled) {
+    Vec mean = Vec::Zero(x.size());
+    for (const Vec& h : hist_x) mean += h;
+    mean /= static_cast<double>(hist_x.size());
+    sys.project(mean);
+    res.x = mean;
+    res.summary.residual = inf_norm(sys.residual(mean));
+    res.summary.stalled = true;
+    res.summary.converged = false;
+  } else {
+    res.x = best_x;
+    res.summary.residual = best_r;
+  }
+  res.summary.reason = reason;
+  if (!res.summary.converged && !stalled && opt.newton_polish && std::isfinite(best_r)) {
+    SolveResult nr = newton_polish(sys, best_x, opt);
+    res.summary.iterations += nr.summary.iterations;
+    if (nr.summary.residual < res.summary.residual) {
+      res.x = nr.x;
+      res.summary.residual = nr.summary.residual;
+    }
+    if (nr.summary.converged) {
+      res.summary.converged = true;
+      res.summary.reason = "newton";
+    }
+  }
+  res.summary.wall_seconds = seconds_since(t0);
+  return res;
+}
+
+}  // namespace saddle

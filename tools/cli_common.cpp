@@ -1,0 +1,244 @@
+// Implementation of the shared CLI conventions (tools/cli_common.hpp).
+#include "tools/cli_common.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "saddle_version.hpp"
+
+namespace saddle {
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+double parse_number(const std::string& raw, const std::string& name, const SweepRules& rules) {
+  std::string t = trim(raw);
+  if (t.empty()) throw InputError("--" + name + ": empty value in '" + raw + "'");
+  std::string low;
+  for (char ch : t) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (low == "nan" || low == "-nan" || low == "+nan") throw InputError("--" + name + ": NaN is not allowed");
+  double v;
+  if (low == "inf" || low == "+inf" || low == "infinity") {
+    v = std::numeric_limits<double>::infinity();
+  } else if (low == "-inf" || low == "-infinity") {
+    v = -std::numeric_limits<double>::infinity();
+  } else {
+    char* end = nullptr;
+    errno = 0;
+    v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || *end != '\0') throw InputError("--" + name + ": '" + t + "' is not a number");
+    if (std::isnan(v)) throw InputError("--" + name + ": NaN is not allowed");
+  }
+  if (std::isinf(v) && !rules.allow_inf) throw InputError("--" + name + ": infinite values are not allowed");
+  return v;
+}
+
+void check_range(double v, const std::string& name, const SweepRules& rules) {
+  if (std::isinf(v) && v > 0 && rules.allow_inf) return;
+  bool below = rules.min_inclusive ? v < rules.min : v <= rules.min;
+  if (below || v > rules.max) {
+    std::string bound = std::string(rules.min_inclusive ? ">= " : "> ") + fmt(rules.min);
+    if (std::isfinite(rules.max)) bound += " and <= " + fmt(rules.max);
+    throw InputError("--" + name + ": value " + fmt(v) + " out of range (must be " + bound + ")");
+  }
+  if (rules.integer && v != std::floor(v))
+    throw InputError("--" + name + ": value " + fmt(v) + " must be an integer");
+}
+
+}  // namespace
+
+std::string fmt(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+std::vector<double> parse_sweep(const std::string& text, const std::string& name,
+                                const SweepRules& rules) {
+  std::vector<double> out;
+  const std::string t = trim(text);
+  if (t.empty()) throw InputError("--" + name + ": empty value");
+  if (t.find(':') != std::string::npos) {
+    if (t.find(',') != std::string::npos)
+      throw InputError("--" + name + ": mix of ',' and ':' in '" + t + "'");
+    auto parts = split(t, ':');
+    if (parts.size() != 3 && parts.size() != 4)
+      throw InputError("--" + name + ": malformed range '" + t +
+                       "' (expected start:stop:count or start:stop:count:log)");
+    bool geometric = false;
+    if (parts.size() == 4) {
+      if (trim(parts[3]) != "log")
+        throw InputError("--" + name + ": malformed range '" + t + "' (4th field must be 'log')");
+      geometric = true;
+    }
+    SweepRules finite = rules;
+    finite.allow_inf = false;
+    double a = parse_number(parts[0], name, finite), b = parse_number(parts[1], name, finite);
+    SweepRules cnt;
+    double c = parse_number(parts[2], name, cnt);
+    if (c != std::floor(c) || c < 1)
+      throw InputError("--" + name + ": range count must be an integer >= 1 in '" + t + "'");
+    if (c > 1e7) throw InputError("--" + name + ": range count too large in '" + t + "'");
+    const int n = static_cast<int>(c);
+    if (geometric && (a <= 0 || b <= 0))
+      throw InputError("--" + name + ": a log range needs positive endpoints in '" + t + "'");
+    for (int i = 0; i < n; ++i) {
+      double f = n == 1 ? 0.0 : double(i) / (n - 1);
+      double v = geometric ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
+      if (i == n - 1 && n > 1) v = b;  // exact endpoint
+      if (rules.integer) v = std::round(v);
+      out.push_back(v);
+    }
+  } else {
+    for (const std::string& p : split(t, ',')) out.push_back(parse_number(p, name, rules));
+  }
+  for (double v : out) check_range(v, name, rules);
+  return out;
+}
+
+std::vector<std::vector<double>> cartesian(const std::vector<std::vector<double>>& axes) {
+  std::vector<std::vector<double>> out;
+  for (const auto& a : axes)
+    if (a.empty()) return out;
+  std::vector<std::size_t> idx(axes.size(), 0);
+  while (true) {
+    std::vector<double> p(axes.size());
+    for (std::size_t k = 0; k < axes.size(); ++k) p[k] = axes[k][idx[k]];
+    out.push_back(std::move(p));
+    int k = static_cast<int>(axes.size()) - 1;
+    for (; k >= 0; --k) {
+      if (++idx[k] < axes[k].size()) break;
+      idx[k] = 0;
+    }
+    if (k < 0) break;
+  }
+  return out;
+}
+
+std::vector<std::string> parse_names(const std::string& text, const std::string& name,
+                                     const std::vector<std::string>& allowed) {
+  std::vector<std::string> out;
+  for (const std::string& raw : split(text, ',')) {
+    std::string t = trim(raw);
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == t;
+    if (!ok) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw InputError("--" + name + ": unknown value '" + t + "' (expected one of: " + list + ")");
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_text) {
+  method_text = to_string(opt.method);
+  sub->add_option("--method", method_text, "Fixed-point method: damped | anderson")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--mix", opt.mix, "Weight of the new iterate, x <- (1-mix) x + mix F(x), in (0,1]")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--tol", opt.tol, "Tolerance on |F(x) - x|_inf")->capture_default_str()->group("Solver");
+  sub->add_option("--max-iter", opt.max_iter, "Maximum fixed-point iterations")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--anderson-depth", opt.anderson_depth, "Anderson history length")
+      ->capture_default_str()->group("Solver");
+  sub->add_flag("!--no-polish", opt.newton_polish, "Skip the Newton polish of unconverged iterations")
+      ->group("Solver");
+}
+
+void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
+  try {
+    opt.method = parse_method(method_text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("--method: ") + e.what());
+  }
+  if (!(opt.mix > 0.0 && opt.mix <= 1.0)) throw InputError("--mix: must be in (0, 1]");
+  if (!(opt.tol > 0.0) || !std::isfinite(opt.tol)) throw InputError("--tol: must be a positive number");
+  if (opt.max_iter < 1) throw InputError("--max-iter: must be >= 1");
+  if (opt.anderson_depth < 0) throw InputError("--anderson-depth: must be >= 0");
+}
+
+std::string describe(const SolverOptions& opt) {
+  return "method=" + to_string(opt.method) + " mix=" + fmt(opt.mix) + " tol=" + fmt(opt.tol) +
+         " max_iter=" + std::to_string(opt.max_iter) +
+         " anderson_depth=" + std::to_string(opt.anderson_depth) +
+         " newton_polish=" + (opt.newton_polish ? "1" : "0") +
+         (opt.stall_window > 0 ? " stall_window=" + std::to_string(opt.stall_window) : "");
+}
+
+void CsvTable::add_row(std::vector<std::string> row) {
+  if (row.size() != columns_.size())
+    throw std::logic_error("CsvTable: row has " + std::to_string(row.size()) + " fields, header " +
+                           std::to_string(columns_.size()));
+  rows_.push_back(std::move(row));
+}
+
+void CsvTable::write(std::ostream& os) const {
+  os << "# saddle " << SADDLE_VERSION << "\n";
+  os << "# command: " << command_line() << "\n";
+  for (const auto& kv : settings_) os << "# " << kv.first << ": " << kv.second << "\n";
+  for (std::size_t i = 0; i < columns_.size(); ++i) os << (i ? "," : "") << columns_[i];
+  os << "\n";
+  for (const auto& r : rows_) {
+    for (std::size_t i = 0; i < r.size(); ++i) os << (i ? "," : "") << r[i];
+    os << "\n";
+  }
+}
+
+void CsvTable::write_to(const std::string& path) const {
+  if (path.empty() || path == "-") {
+    write(std::cout);
+    std::cout.flush();
+    return;
+  }
+  std::ofstream f(path);
+  if (!f) throw InputError("--out: cannot open '" + path + "' for writing");
+  write(f);
+  if (!f) throw InputError("--out: error while writing '" + path + "'");
+}
+
+namespace {
+std::string& command_line_storage() {
+  static std::string s;
+  return s;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    bool quote = a.empty() || a.find_first_of(" \t\"'$") != std::string::npos;
+    s += (i ? " " : "") + (quote ? "'" + a + "'" : a);
+  }
+  command_line_storage() = s;
+}
+
+const std::string& command_line() { return command_line_storage(); }
+
+}  // namespace saddle
