@@ -1,0 +1,242 @@
+// Deterministic equivalent of nonlinear attention, rmt.md §6: bulk (R1)-(R2), spike step
+// (R3)-(R4), error (R5) with the exact derivative (R6).
+#include "equations/rmt_attention.hpp"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <stdexcept>
+
+namespace saddle {
+namespace rmt {
+
+AttentionParams make_params(double c, double gamma, const HermiteData& h, bool keep_diagonal,
+                            const Geometry& geo) {
+  if (!(c > 0.0) || !std::isfinite(c)) throw std::invalid_argument("c must be a finite number > 0");
+  if (!(gamma > 0.0) || !std::isfinite(gamma))
+    throw std::invalid_argument("gamma must be a finite number > 0 for the attention DE");
+  if (!std::isfinite(h.a1) || !std::isfinite(h.sigma2))
+    throw std::invalid_argument("Hermite data are not finite");
+  if (keep_diagonal && !std::isfinite(h.kappa_d))
+    throw std::invalid_argument(
+        "the diagonal can only be kept for finite kappa_d = lim f(t)/t (not for exp); "
+        "drop --keep-diagonal");
+  for (const auto* v : {&geo.mu, &geo.wk, &geo.wq})
+    if (!v->allFinite()) throw std::invalid_argument("mu, w_K, w_Q must be finite");
+  AttentionParams p;
+  p.c = c;
+  p.gamma = gamma;
+  p.a1 = h.a1;
+  p.sigma2 = h.sigma2;
+  p.kappa_d = keep_diagonal ? h.kappa_d : 0.0;
+  p.geo = geo;
+  return p;
+}
+
+BulkEval bulk_eval(const AttentionParams& p, const MPRule& rule, double delta, double dtilde) {
+  const double c = p.c, g = p.gamma, a1 = p.a1, kd = p.kappa_d, s2c = p.sigma2 / c;
+  const double kappa = s2c * dtilde, opd = 1.0 + delta;
+  double Iu = 0, Iu2 = 0, Ia = 0, Iv = 0, Iv2a = 0, Iv2b = 0, Iv2c = 0;
+  for (int j = 0; j < rule.size(); ++j) {
+    const double s = rule.s[j], w = rule.w[j];
+    const double d = a1 * (s / c - 1.0) + kd;
+    const double sd2 = s * d * d;
+    const double ks = 1.0 + kappa * s, rho = 1.0 / ks;
+    const double u = g * opd + sd2 * rho;          // (R1)
+    const double v = g * ks + sd2 / opd;           // (R2)
+    const double iu = 1.0 / u, iv = 1.0 / v;
+    Iu += w * iu;
+    Iu2 += w * iu * iu;
+    Ia += w * sd2 * s * rho * rho * iu * iu;       // <s^2 d^2 rho^2 / u^2>
+    Iv += w * s * iv;
+    Iv2a += w * s * sd2 * iv * iv;                 // <s^2 d^2 / v^2>
+    Iv2b += w * s * s * iv * iv;                   // <s^2 / v^2>
+    Iv2c += w * s * ks * iv * iv;                  // <s (1 + kappa s) / v^2>
+  }
+  BulkEval e;
+  e.map_delta_tilde = Iu;
+  e.map_delta = s2c * Iv;
+  e.F1 = dtilde - Iu;
+  e.F2 = delta - s2c * Iv;
+  // §6.4 partial derivatives (the Newton Jacobian and the right-hand side of (R6)).
+  e.J(0, 0) = g * Iu2;
+  e.J(0, 1) = 1.0 - s2c * Ia;
+  e.J(1, 0) = 1.0 - s2c * Iv2a / (opd * opd);
+  e.J(1, 1) = g * s2c * s2c * Iv2b;
+  e.dF_dgamma(0) = opd * Iu2;
+  e.dF_dgamma(1) = s2c * Iv2c;
+  return e;
+}
+
+namespace {
+
+double rel_residual(const BulkEval& e, double delta, double dtilde) {
+  return std::max(std::abs(e.F1) / std::abs(dtilde), std::abs(e.F2) / (1.0 + std::abs(delta)));
+}
+
+bool admissible(double delta, double dtilde) {
+  return std::isfinite(delta) && std::isfinite(dtilde) && delta > -0.5 && dtilde > 0.0;
+}
+
+// (R3)-(R4) in a scalar type S (double, or complex<double> for the complex-step derivative).
+template <class S>
+S spike_q_impl(const AttentionParams& p, const MPRule& rule, S gamma, S delta, S dtilde) {
+  constexpr int k = 3, r = k + 1;
+  using MatS = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  using VecS = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+  const double c = p.c, a1 = p.a1, kd = p.kappa_d, s2c = p.sigma2 / c;
+  const S kappa = s2c * dtilde;
+  const S gu = gamma * (1.0 + delta);
+  S mrho = 0.0, mphi = 0.0;
+  S G[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+  for (int j = 0; j < rule.size(); ++j) {
+    const double s = rule.s[j], w = rule.w[j];
+    const double d = a1 * (s / c - 1.0) + kd;
+    const S rho = 1.0 / (1.0 + kappa * s);
+    const S phi = s * rho;
+    const S iu = w / (gu + s * d * d * rho);  // w / u
+    const S b2 = d * phi, b3 = d * rho;       // b1 = 1, b2 = d phi, b3 = d rho
+    mrho += w * rho;
+    mphi += w * phi;
+    G[0][0] += iu;
+    G[0][1] += b2 * iu;
+    G[0][2] += b3 * iu;
+    G[1][1] += b2 * b2 * iu;
+    G[1][2] += b2 * b3 * iu;
+    G[2][2] += b3 * b3 * iu;
+  }
+  G[1][0] = G[0][1];
+  G[2][0] = G[0][2];
+  G[2][1] = G[1][2];
+  // (R3): M_S = [mu_S | I_k], W_S = I_k + w_K w_Q^T, Delta_S = (a1/c) M_S^T W_S M_S, M = M_S^T M_S.
+  Eigen::Matrix<double, k, r> MS;
+  MS.col(0) = p.geo.mu;
+  MS.template rightCols<k>().setIdentity();
+  Eigen::Matrix3d WS = Eigen::Matrix3d::Identity() + p.geo.wk * p.geo.wq.transpose();
+  Eigen::Matrix4d DeltaS = (a1 / c) * MS.transpose() * WS * MS;
+  Eigen::Matrix4d M = MS.transpose() * MS;
+  MatS Dl = DeltaS.cast<S>(), Mm = M.cast<S>();
+  MatS I = MatS::Identity(r, r);
+  MatS Mrho = (I + (kappa * mrho) * Mm).partialPivLu().solve(Mm);  // (I + kappa<rho>M)^-1 M
+  // C in r x r blocks ordered (b1, b2, b3).
+  MatS C = MatS::Zero(3 * r, 3 * r);
+  C.block(0, 0, r, r) = mphi * Dl.transpose() * Dl + (mrho * mrho) * Dl.transpose() * Mrho * Dl;
+  C.block(0, r, r, r) = Dl.transpose();
+  C.block(0, 2 * r, r, r) = mrho * Dl.transpose() * Mrho;
+  C.block(r, 0, r, r) = Dl;
+  C.block(2 * r, 0, r, r) = mrho * Mrho * Dl;
+  C.block(2 * r, 2 * r, r, r) = Mrho;
+  MatS GI = MatS::Zero(3 * r, 3 * r);  // G (x) I_r
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) GI.block(a * r, b * r, r, r) = G[a][b] * I;
+  VecS gy = VecS::Zero(3 * r);
+  for (int a = 0; a < 3; ++a) gy(a * r) = G[a][0];  // (G11 e1; G21 e1; G31 e1)
+  MatS A = MatS::Identity(3 * r, 3 * r) + C * GI;
+  VecS x = A.partialPivLu().solve(C * gy);
+  // (R4): q = G11 - g_y^T (I + C (G (x) I))^-1 C g_y (plain transpose, no conjugation).
+  return G[0][0] - (gy.transpose() * x)(0);
+}
+
+}  // namespace
+
+double spike_q(const AttentionParams& p, const MPRule& rule, double delta, double dtilde) {
+  return spike_q_impl<double>(p, rule, p.gamma, delta, dtilde);
+}
+
+AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions& opt) {
+  return solve_attention(p, mp_split_rule(p.c, p.gamma, p.a1, p.kappa_d, opt.nodes_per_side),
+                         opt);
+}
+
+AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
+                                const AttentionOptions& opt) {
+  AttentionResult res;
+  const double g = p.gamma;
+  double delta = 0.0, dtilde = 1.0 / g;  // start of §6.2
+  int it = 0;
+  // 1) A few damped steps (damping 1/2) of (R1)-(R2).
+  BulkEval e = bulk_eval(p, rule, delta, dtilde);
+  for (int i = 0; i < opt.damped_steps; ++i, ++it) {
+    delta = 0.5 * delta + 0.5 * e.map_delta;
+    dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
+    e = bulk_eval(p, rule, delta, dtilde);
+  }
+  double r = rel_residual(e, delta, dtilde);
+  // 2) Newton on F with the exact Jacobian, backtracking to stay admissible and decrease r.
+  bool newton_ok = std::isfinite(r);
+  for (int i = 0; i < opt.newton_max_iter && r > opt.tol && newton_ok; ++i, ++it) {
+    Eigen::Vector2d F(e.F1, e.F2);
+    Eigen::Vector2d step = -e.J.partialPivLu().solve(F);
+    if (!step.allFinite()) {
+      newton_ok = false;
+      break;
+    }
+    double lam = 1.0;
+    bool accepted = false;
+    for (int h = 0; h < 40; ++h, lam *= 0.5) {
+      double d1 = delta + lam * step(0), t1 = dtilde + lam * step(1);
+      if (!admissible(d1, t1)) continue;
+      BulkEval e1 = bulk_eval(p, rule, d1, t1);
+      double r1 = rel_residual(e1, d1, t1);
+      if (std::isfinite(r1) && r1 < r) {
+        delta = d1;
+        dtilde = t1;
+        e = e1;
+        r = r1;
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) newton_ok = false;  // stagnation (rounding floor or a bad start)
+  }
+  res.reason = "newton";
+  // 3) Fallback: plain damped iteration (slow but globally convergent in practice, §6.2).
+  if (!(r <= opt.tol)) {
+    res.reason = "damped";
+    while (it < opt.max_iter && !(r <= opt.tol) && std::isfinite(r)) {
+      delta = 0.5 * delta + 0.5 * e.map_delta;
+      dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
+      e = bulk_eval(p, rule, delta, dtilde);
+      r = rel_residual(e, delta, dtilde);
+      ++it;
+    }
+    if (!std::isfinite(r)) res.reason = "non_finite";
+    else if (!(r <= opt.tol)) res.reason = "max_iter";
+  }
+  res.delta = delta;
+  res.delta_tilde = dtilde;
+  res.iterations = it;
+  res.residual = r;
+  res.converged = std::isfinite(r) && r <= opt.tol;
+  // (R6): J (delta', delta_tilde')^T = -dF/dgamma.
+  Eigen::Vector2d dx = -e.J.partialPivLu().solve(e.dF_dgamma);
+  res.ddelta = dx(0);
+  res.ddelta_tilde = dx(1);
+  // (R4) and its total derivative by a complex step along (1, delta', delta_tilde') (§6.4.3).
+  using cd = std::complex<double>;
+  const double h = 1e-30 * g;
+  cd qc = spike_q_impl<cd>(p, rule, cd(g, h), cd(delta, h * dx(0)), cd(dtilde, h * dx(1)));
+  res.q = qc.real();
+  res.dq = qc.imag() / h;
+  res.error = -g * g * res.dq;  // (R5)
+  if (!std::isfinite(res.q) || !std::isfinite(res.error)) {
+    res.converged = false;
+    res.reason = "non_finite";
+  }
+  return res;
+}
+
+Vec BulkSystem::map(const Vec& x) const {
+  BulkEval e = bulk_eval(p_, rule_, x(0), x(1));
+  Vec out(2);
+  out << e.map_delta, e.map_delta_tilde;
+  return out;
+}
+
+void BulkSystem::project(Vec& x) const {
+  if (!(x(0) >= 0.0)) x(0) = 0.0;
+  if (!(x(1) > 0.0)) x(1) = 1e-300;
+}
+
+}  // namespace rmt
+}  // namespace saddle

@@ -1,0 +1,96 @@
+// Deterministic equivalent (DE) of the nonlinear-attention interpolation error, rmt.md §6:
+//   bulk fixed point (R1)-(R2) for (delta, delta_tilde) by damped steps + Newton with the exact
+//   Jacobian of §6.4; spike step (R3)-(R4) for q(gamma); E_A = -gamma^2 dq/dgamma (R5) with the
+//   exact total derivative (R6) propagated through (R3)-(R4) by a complex step (§6.4 item 3).
+// The model never prints; it reports converged/iterations/residual honestly.
+#pragma once
+#include <Eigen/Dense>
+
+#include <string>
+#include <vector>
+
+#include "equations/rmt_hermite.hpp"
+#include "equations/rmt_mp.hpp"
+#include "solver/system.hpp"
+
+namespace saddle {
+namespace rmt {
+
+// Coordinates of mu, w_K, w_Q on an orthonormal basis of (a space containing) their span
+// (rmt.md §6.3 step 1; padding to k = 3 leaves q unchanged). For the CLI: mu = sqrt(snr) e1.
+struct Geometry {
+  Eigen::Vector3d mu = Eigen::Vector3d::Zero();
+  Eigen::Vector3d wk = Eigen::Vector3d::Zero();
+  Eigen::Vector3d wq = Eigen::Vector3d::Zero();
+};
+
+struct AttentionParams {
+  double c = 0.5;        // p / n
+  double gamma = 1e-2;   // ridge, > 0
+  double a1 = 0.0;       // Hermite data of the centred f (§3)
+  double sigma2 = 0.0;   // nu - a1^2
+  double kappa_d = 0.0;  // 0 when the diagonal is removed (§2)
+  Geometry geo;
+};
+
+// Parameters from the Hermite data; kappa_d = h.kappa_d if keep_diagonal (must be finite), else
+// 0. Throws std::invalid_argument on bad input (c <= 0, gamma <= 0, infinite kappa_d kept, NaN).
+AttentionParams make_params(double c, double gamma, const HermiteData& h, bool keep_diagonal,
+                            const Geometry& geo);
+
+struct AttentionOptions {
+  int nodes_per_side = 48;  // mp_split_rule resolution (n per half-piece)
+  double tol = 1e-13;       // on the relative residual max(|F1|/delta_tilde, |F2|/(1+delta))
+  int damped_steps = 20;    // damped (1/2) steps before Newton (§6.2 "Solver")
+  int newton_max_iter = 60;
+  int max_iter = 50000;     // fallback damped iterations if Newton fails
+};
+
+struct AttentionResult {
+  double delta = 0.0, delta_tilde = 0.0;
+  double q = 0.0;                        // (R4)
+  double error = 0.0;                    // (R5) E_A = -gamma^2 dq/dgamma
+  double ddelta = 0.0, ddelta_tilde = 0.0;  // (R6): d delta/d gamma, d delta_tilde/d gamma
+  double dq = 0.0;                       // total dq/dgamma
+  bool converged = false;
+  int iterations = 0;                    // damped + Newton (+ fallback) iterations
+  double residual = 0.0;                 // relative residual at the result
+  std::string reason;                    // "newton", "damped", "max_iter", "non_finite"
+};
+
+// Bulk residual F = (F1, F2) of §6.4 at (delta, delta_tilde), its Jacobian J (rows F1, F2;
+// columns delta, delta_tilde) and dF/dgamma, all on one quadrature pass.
+struct BulkEval {
+  double F1 = 0.0, F2 = 0.0;
+  Eigen::Matrix2d J = Eigen::Matrix2d::Zero();
+  Eigen::Vector2d dF_dgamma = Eigen::Vector2d::Zero();
+  double map_delta = 0.0, map_delta_tilde = 0.0;  // right-hand sides of (R2), (R1)
+};
+BulkEval bulk_eval(const AttentionParams& p, const MPRule& rule, double delta, double delta_tilde);
+
+// Full DE at p.gamma with the production rule mp_split_rule(c, gamma, a1, kappa_d, nodes).
+AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions& opt = {});
+// The same with a given MP rule (for convergence studies and the theta-midpoint reference).
+AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
+                                const AttentionOptions& opt);
+
+// (R4) q at a given bulk state (no solve), with the same rule: for tests and finite differences.
+double spike_q(const AttentionParams& p, const MPRule& rule, double delta, double delta_tilde);
+
+// The bulk equations (R1)-(R2) as a FixedPointSystem for the generic solver (x = (delta,
+// delta_tilde), map = right-hand sides), used to compare against the dedicated Newton.
+class BulkSystem : public FixedPointSystem {
+ public:
+  BulkSystem(AttentionParams p, MPRule rule) : p_(std::move(p)), rule_(std::move(rule)) {}
+  int dim() const override { return 2; }
+  std::vector<std::string> names() const override { return {"delta", "delta_tilde"}; }
+  Vec map(const Vec& x) const override;
+  void project(Vec& x) const override;
+
+ private:
+  AttentionParams p_;
+  MPRule rule_;
+};
+
+}  // namespace rmt
+}  // namespace saddle
