@@ -1,0 +1,145 @@
+// Direct finite-size simulation of single-location regression (spec slr.md §1.5 feature-space
+// sampling, §2 predictor (S5) and derivatives, §4.1 objective (S13), §6 validation protocol):
+//  * teacher k*, v* (orthogonalised, norms sqrt(D)); tokens x_l ~ N(0, I_D); spiked spike
+//    (sqrt(nu)/sqrt(D)) k* on x_{eps*}; max-SLR eps* by inverse cdf of softmax(nu chi*) (argmax at
+//    nu = inf); variable L drawn per sample; label (S4) y = z*_{eps*} + sqrt(Delta) xi0;
+//  * ERM of (S13) with Ceres' line-search L-BFGS (GradientProblem, analytic gradient of §6);
+//  * test error on fresh samples, the Bayes predictor's risk (S9) on the same samples, and the
+//    population mode of §6 (explicit k, v with prescribed overlaps).
+// Seeds run in parallel (OpenMP); each seed's random streams are seeded from (seed, seed index,
+// purpose), so results do not depend on the number of threads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "equations/slr_model.hpp"
+
+namespace saddle {
+namespace slr {
+namespace mc {
+
+// The data law and the predictor (everything but the sizes).
+struct SimSetting {
+  Task task = Task::Spiked;
+  std::vector<int> lengths{2};  // L uniform on this set (one element: fixed L)
+  double nu = 1.0;              // signal strength; +inf allowed for max-SLR
+  double delta = 0.0;           // noise variance Delta (S4)
+  Activation activation = Activation::Softmax;
+  double erf_b = 0.0;           // erf offset b (fixed hyperparameter)
+};
+
+// Throws std::invalid_argument on an inconsistent setting (L < 1, nu < 0, nu = inf for spiked,
+// delta < 0, NaN, ...).
+void check_setting(const SimSetting& set);
+
+// ---------------------------------------------------------------------------------------------
+// Predictor (S5) and its chi-gradient (§2): given chi, z in R^L fills s = sigma(chi) and
+// w = J^T z (gradient of s.z in chi); returns f = s.z.
+double attention_forward(Activation act, double erf_b, int L, const double* chi, const double* z,
+                         double* s, double* w);
+
+// ---------------------------------------------------------------------------------------------
+// Teacher and data (feature space, §1.5).
+struct Teacher {
+  int D = 0;
+  std::vector<double> kstar, vstar;  // |k*|^2 = |v*|^2 = D, k*.v* = 0
+};
+Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index);
+
+// N samples with their token rows stored as floats (T x D row-major, T = total tokens); the
+// teacher fields and labels are computed in double from the stored (float) rows, so the stored
+// data are exactly the data the model sees.
+struct Dataset {
+  int D = 0;
+  int N = 0;
+  std::vector<float> X;       // rows x_{mu,l}
+  std::vector<int> offset;    // sample mu has rows offset[mu] .. offset[mu+1]-1
+  std::vector<double> y;      // labels (S4)
+  std::vector<int> eps;       // location eps* (0-based)
+  int length(int mu) const { return offset[mu + 1] - offset[mu]; }
+  const float* row(int t) const { return X.data() + static_cast<std::size_t>(t) * D; }
+};
+// Draws N samples with the stream (seed, index, purpose).
+Dataset draw_dataset(const SimSetting& set, const Teacher& teacher, int N, std::uint64_t seed,
+                     std::uint64_t index, std::uint64_t purpose);
+
+// ---------------------------------------------------------------------------------------------
+// Objective (S13): R(k, v) = sum_mu 1/2 (y_mu - f(X_mu))^2 + lambda_k/2 |k|^2 + lambda_v/2 |v|^2,
+// gradient of §6. theta = (k, v) (2D numbers). grad may be null. Returns R.
+double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_k,
+                      double lambda_v, const double* theta, double* grad);
+
+// Mean squared error (y - f)^2 over a data set (includes Delta).
+double mean_squared_error(const SimSetting& set, const Dataset& data, const double* k,
+                          const double* v);
+
+enum class Init { Informed, Random };
+Init parse_init(const std::string& s);  // "informed" | "random"; throws std::invalid_argument
+std::string to_string(Init i);
+
+// Informed-start key scale c0 (§4.7, §6): softmax/softplus sqrt(nu) (spiked), min(nu, 3) (max);
+// linear and erf 0.5.
+double default_c0(const SimSetting& set);
+
+struct ErmOptions {
+  double lambda = 0.1;                 // lambda_k = lambda_v = lambda
+  Init init = Init::Informed;
+  double c0 = -1.0;                    // < 0: default_c0
+  double init_sd = 0.1;                // random start: entries N(0, init_sd^2) (spec: N(0, 0.01))
+  int max_iterations = 20000;          // §6
+  double function_tolerance = 1e-15;   // §6
+  double gradient_tolerance = 1e-9;    // §6 (on max_i |grad_i| of (S13))
+  double parameter_tolerance = 1e-14;
+  int lbfgs_rank = 20;
+  int n_test = 20000;                  // fresh test samples (§6)
+};
+
+// Everything measured for one seed.
+struct SeedResult {
+  double m_k = 0, q_k = 0, m_v = 0, q_v = 0;     // §3.1
+  double kv_star = 0, vk_star = 0, kv = 0;       // cross overlaps k.v*/D, v.k*/D, k.v/D
+  double train_mse = 0;                          // mean (y - f)^2 on the training set (incl. Delta)
+  double train_loss = 0;                         // (S13) / N at the minimiser
+  double test_mse = 0;                           // on fresh samples (incl. Delta)
+  double e_test = 0;                             // test_mse - Delta (excess error)
+  double e_bayes = 0;                            // Bayes predictor (S9) on the same fresh samples
+  int iterations = 0;
+  bool converged = false;                        // Ceres termination CONVERGENCE
+  std::string termination;                       // Ceres message
+  double seconds = 0;
+};
+
+// ERM for one seed: teacher, N = round(alpha D) training samples, L-BFGS, test set.
+SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOptions& opt,
+                        std::uint64_t seed, std::uint64_t index);
+
+// Population mode (§6 "Population module"): k = m_k k* + sqrt(q_k - m_k^2) u_k, v = m_v v* +
+// sqrt(q_v - m_v^2) u_v with u_k, u_v orthogonal to each other and to k*, v*, |u|^2 = D; the
+// test and Bayes errors on n_test fresh samples. Overlap fields of SeedResult are the realised
+// ones.
+SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double q_k, double m_v,
+                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index);
+
+// Mean and standard error over seeds of each reported quantity.
+struct Stat {
+  double mean = 0, se = 0;
+};
+struct Summary {
+  int seeds = 0;
+  Stat m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
+      iterations, seconds;
+  int converged = 0;  // number of seeds whose L-BFGS converged
+  std::vector<SeedResult> per_seed;
+};
+Summary summarize_seeds(std::vector<SeedResult> results);
+
+// Runs seeds 0..n_seeds-1 in parallel (OpenMP; results independent of the thread count).
+Summary run_erm(const SimSetting& set, int D, double alpha, const ErmOptions& opt, int n_seeds,
+                std::uint64_t seed);
+Summary run_population(const SimSetting& set, int D, double m_k, double q_k, double m_v,
+                       double q_v, int n_test, int n_seeds, std::uint64_t seed);
+
+}  // namespace mc
+}  // namespace slr
+}  // namespace saddle
