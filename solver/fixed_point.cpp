@@ -101,20 +101,36 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   Vec best_x = x;
   double best_r = std::numeric_limits<double>::infinity();
   int since_best = 0;
-  std::deque<Vec> hist_x, hist_f;  // recent iterates and their undamped images
-  std::deque<Vec> dX, dG;          // Anderson differences
-  Vec prev_x, prev_g;
+  std::deque<Vec> hist_x;     // recent iterates (stall detection)
+  std::deque<Vec> dX, dG;     // Anderson differences of iterates and of residuals
+  Vec prev_x, prev_g;         // last accepted iterate and its residual F(x) - x
+  double prev_r = std::numeric_limits<double>::infinity();
+  bool last_was_anderson = false;
   int it = 0;
   std::string reason = "max_iter";
   bool stalled = false;
+  auto reset_history = [&] {
+    dX.clear();
+    dG.clear();
+  };
   for (it = 1; it <= opt.max_iter; ++it) {
     Vec fx = sys.map(x);
-    if (!all_finite(fx)) {
+    const bool finite = all_finite(fx);
+    double r = finite ? inf_norm(sys.residual(x)) : std::numeric_limits<double>::infinity();
+    // Safe fallback: an accelerated step that made things clearly worse (or non-finite) is
+    // replaced by a plain damped step from the last accepted iterate, and the history is reset.
+    if (last_was_anderson && (!finite || r > 2.0 * prev_r)) {
+      x = prev_x + opt.mix * prev_g;
+      sys.project(x);
+      reset_history();
+      last_was_anderson = false;
+      continue;
+    }
+    if (!finite) {
       reason = "non_finite";
       break;
     }
     Vec g = fx - x;  // fixed-point residual of the undamped map
-    double r = inf_norm(sys.residual(x));
     if (r < best_r) {
       best_r = r;
       best_x = x;
@@ -136,6 +152,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
       }
     }
     Vec xn = x + opt.mix * g;  // damped step
+    last_was_anderson = false;
     if (opt.method == Method::Anderson && opt.anderson_depth > 0) {
       if (prev_x.size() == x.size()) {
         dX.push_back(x - prev_x);
@@ -145,8 +162,6 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
           dG.pop_front();
         }
       }
-      prev_x = x;
-      prev_g = g;
       const int m = static_cast<int>(dG.size());
       if (m > 0) {
         Eigen::MatrixXd Gm(x.size(), m), Xm(x.size(), m);
@@ -156,20 +171,22 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
         }
         Vec gamma = Gm.colPivHouseholderQr().solve(g);
         Vec xa = x + opt.mix * g - (Xm + opt.mix * Gm) * gamma;
-        // Safe fallback: keep the accelerated step only if it is finite and not wild.
-        if (all_finite(xa) && inf_norm(xa - x) <= 10.0 * (inf_norm(g) + 1e-300) + 1e-12) {
+        Vec xa_proj = xa;
+        sys.project(xa_proj);
+        // Keep the accelerated step only if it is finite, stays admissible (projection did not
+        // move it) and the iteration is still making progress; otherwise damped + reset.
+        if (all_finite(xa) && (xa_proj - xa).cwiseAbs().maxCoeff() == 0.0 &&
+            since_best <= 2 * opt.anderson_depth) {
           xn = xa;
+          last_was_anderson = true;
         } else {
-          dX.clear();
-          dG.clear();
+          reset_history();
         }
       }
-      // Restart the history when progress stalls (residual well above its best).
-      if (r > 1e3 * best_r) {
-        dX.clear();
-        dG.clear();
-      }
     }
+    prev_x = x;
+    prev_g = g;
+    prev_r = r;
     sys.project(xn);
     x = xn;
   }

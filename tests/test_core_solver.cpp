@@ -1,0 +1,155 @@
+// Tests of solver/: damped and Anderson iterations on maps with known fixed points, the Newton
+// polish on a map whose plain iteration diverges, stall detection, and continuation/branches.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "solver/continuation.hpp"
+#include "solver/fixed_point.hpp"
+
+using namespace saddle;
+
+namespace {
+// x = cos(x) componentwise scaled: fixed point of F(x) = (cos x0, 0.5 cos x1 + 0.1).
+struct CosMap : FixedPointSystem {
+  int dim() const override { return 2; }
+  std::vector<std::string> names() const override { return {"a", "b"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(2);
+    f << std::cos(x[0]), 0.5 * std::cos(x[1]) + 0.1;
+    return f;
+  }
+};
+// F(x) = 1 - 2(x-1) + 0.3(x-1)^3: plain iteration diverges near x = 1 (|F'| = 2 > 1); the
+// only real fixed point is x = 1.
+struct Repelling : FixedPointSystem {
+  double slope;
+  explicit Repelling(double s) : slope(s) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << 1.0 - slope * (x[0] - 1.0) + 0.3 * std::pow(x[0] - 1.0, 3);
+    return f;
+  }
+};
+// A map with two stable fixed points x = +-sqrt(p) (F(x) = x + 0.2 (p x - x^3)); free energy
+// (x^4/4 - p x^2/2) + 0.1 x favours the negative one.
+struct DoubleWell : FixedPointSystem {
+  double p;
+  explicit DoubleWell(double pp) : p(pp) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << x[0] + 0.2 * (p * x[0] - x[0] * x[0] * x[0]);
+    return f;
+  }
+  double free_energy(const Vec& x) const override {
+    return std::pow(x[0], 4) / 4 - p * x[0] * x[0] / 2 + 0.1 * x[0];
+  }
+};
+// A map that flips between two points: never converges, must be flagged stalled.
+struct Flip : FixedPointSystem {
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << (x[0] > 0 ? -1.0 : 1.0);
+    return f;
+  }
+};
+}  // namespace
+
+TEST_CASE("Damped and Anderson iterations find the fixed point", "[core][solver]") {
+  // Dottie number: the root of cos x = x.
+  const double dottie = 0.7390851332151607;
+  CosMap sys;
+  for (Method m : {Method::Damped, Method::Anderson}) {
+    SolverOptions opt;
+    opt.method = m;
+    opt.tol = 1e-13;
+    opt.newton_polish = false;
+    SolveResult r = solve(sys, Vec::Zero(2), opt);
+    CHECK(r.summary.converged);
+    CHECK(r.summary.reason == "tolerance");
+    CHECK(r.summary.residual <= 1e-13);
+    CHECK(r.x[0] == Approx(dottie).epsilon(1e-12));
+    // b = 0.5 cos b + 0.1: check the defining equation, not a copied value.
+    CHECK(r.x[1] - 0.5 * std::cos(r.x[1]) - 0.1 == Approx(0.0).margin(1e-12));
+  }
+}
+
+TEST_CASE("Anderson needs fewer iterations than damped on a slow linear map", "[core][solver]") {
+  struct Slow : FixedPointSystem {
+    int dim() const override { return 3; }
+    std::vector<std::string> names() const override { return {"a", "b", "c"}; }
+    Vec map(const Vec& x) const override {
+      Eigen::Matrix3d A;
+      A << 0.95, 0.01, 0.0, 0.0, 0.9, 0.02, 0.01, 0.0, 0.97;
+      return A * x + Eigen::Vector3d(1.0, 2.0, 3.0);
+    }
+  } sys;
+  SolverOptions d, a;
+  d.method = Method::Damped;
+  d.mix = 1.0;
+  d.newton_polish = false;
+  a = d;
+  a.method = Method::Anderson;
+  SolveResult rd = solve(sys, Vec::Zero(3), d), ra = solve(sys, Vec::Zero(3), a);
+  CHECK(rd.summary.converged);
+  CHECK(ra.summary.converged);
+  CHECK(ra.summary.iterations * 5 < rd.summary.iterations);
+  Eigen::Matrix3d A;
+  A << 0.95, 0.01, 0.0, 0.0, 0.9, 0.02, 0.01, 0.0, 0.97;
+  Eigen::Vector3d exact = (Eigen::Matrix3d::Identity() - A).lu().solve(Eigen::Vector3d(1, 2, 3));
+  CHECK((ra.x - exact).cwiseAbs().maxCoeff() < 1e-8);
+}
+
+TEST_CASE("Newton polish converges where the plain iteration diverges", "[core][solver]") {
+  Repelling sys(2.0);
+  SolverOptions opt;
+  opt.method = Method::Damped;
+  opt.mix = 1.0;
+  opt.max_iter = 20;
+  opt.newton_polish = false;
+  SolveResult plain = solve(sys, Vec::Constant(1, 1.2), opt);
+  CHECK_FALSE(plain.summary.converged);
+  opt.newton_polish = true;
+  SolveResult pol = solve(sys, Vec::Constant(1, 1.2), opt);
+  CHECK(pol.summary.converged);
+  CHECK(pol.summary.reason == "newton");
+  CHECK(pol.x[0] == Approx(1.0).epsilon(1e-10));
+}
+
+TEST_CASE("A limit cycle is flagged as stalled, not converged", "[core][solver]") {
+  Flip sys;
+  SolverOptions opt;
+  opt.method = Method::Damped;
+  opt.mix = 1.0;
+  opt.stall_window = 20;
+  SolveResult r = solve(sys, Vec::Constant(1, 0.5), opt);
+  CHECK_FALSE(r.summary.converged);
+  CHECK(r.summary.stalled);
+  CHECK(r.summary.reason == "stalled");
+  CHECK(r.x[0] == Approx(0.0).margin(1e-12));  // mean of the last 20 iterates of +-1
+}
+
+TEST_CASE("Continuation in both directions and branch selection", "[core][solver]") {
+  std::vector<double> ps{0.5, 1.0, 1.5, 2.0};
+  SystemFactory make = [](double p) { return std::make_unique<DoubleWell>(p); };
+  SolverOptions opt;
+  opt.tol = 1e-12;
+  auto up = continuation(make, ps, Vec::Constant(1, 0.5), opt, Direction::Forward);
+  auto down = continuation(make, ps, Vec::Constant(1, -2.0), opt, Direction::Backward);
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    CHECK(up[i].summary.converged);
+    CHECK(down[i].summary.converged);
+    CHECK(up[i].x[0] == Approx(std::sqrt(ps[i])).epsilon(1e-10));
+    CHECK(down[i].x[0] == Approx(-std::sqrt(ps[i])).epsilon(1e-10));
+  }
+  std::vector<Branch> br{{"up", up}, {"down", down}};
+  DoubleWell at(1.0);
+  CHECK(preferred_branch(br, 1, at) == 1);  // the tilt +0.1 x favours the negative well
+  CHECK(branches_differ(br[0], br[1], 1, 1e-6));
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds saddle in Release into ./build (all targets: program, tests, benchmarks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)" "$@"

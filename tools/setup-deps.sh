@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages saddle needs, if any is missing (apt-get as root; no sudo).
+# Nothing is downloaded at build or run time.
+set -euo pipefail
+PKGS=(g++ cmake make libboost-dev libgsl-dev libceres-dev libeigen3-dev catch2 libcli11-dev
+      libbenchmark-dev libomp-dev gnuplot-nox)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages (${missing[*]}) and not root: run as root" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
