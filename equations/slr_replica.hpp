@@ -1,0 +1,148 @@
+// SLR ridge ERM at sample ratio alpha: the replica-symmetric fixed point of spec slr.md §4, with
+// the channel expectations by randomly shifted quasi-Monte Carlo (§7b).
+//  - Prior part (S14) in closed form; channel part (S15)-(S21) through the proximal problem of
+//    equations/slr_replica_prox.hpp; test error (S7) by population_risk(); training MSE (§4.6).
+//  - V-hats by the Stein form (S20') (default) or the Hessian form (S20) (diagnostic); both are
+//    computed at every point.
+//  - Every replicate r = 1..R of the QMC point set gives its own fixed point (common random
+//    numbers within a replicate); the reported values are the mean and standard error over the R
+//    fixed points (§7b.3).
+// Sampling (§1.5 symmetry reduction, plus exact Gaussian conditioning that removes the teacher
+// coordinates that the channel sees only through Gaussian combinations; see docs/slr_replica.md):
+//  - spiked: eps* = 1; w^chi_l ~ N(m_k sqrt(nu) delta_l1, q_k) independent; the Stein and m-hat
+//    weights become E[xi_l | w^chi] and E[chi*_l - m_k xi_l/s_k | w^chi] = sqrt(nu) delta_l1.
+//  - max, finite nu: chi* ~ N(0, I), eps* = 1 with weight L softmax(nu chi*)_1; max nu = inf:
+//    the argmax of chi* is moved to position 1.
+//  - z side (both tasks): (y, w^z_1) bivariate Gaussian, w^z_l ~ N(0, q_v) for l >= 2, and the
+//    conditional means of z*_l and xi'_l given (y, w^z) replace z*_l, xi'_l.
+// Dimension of the QMC points: 2L+1 (spiked), 3L+1 (max).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "equations/slr_model.hpp"
+#include "equations/slr_replica_prox.hpp"
+#include "integrators/qmc.hpp"
+#include "solver/continuation.hpp"
+#include "solver/system.hpp"
+
+namespace saddle {
+namespace slr {
+
+enum class VhatForm { Stein, Hessian };
+std::string to_string(VhatForm f);
+VhatForm parse_vhat_form(const std::string& s);  // "stein" | "hessian"; throws invalid_argument
+
+struct ReplicaSetting {
+  Task task = Task::Spiked;
+  int L = 2;
+  double nu = 2.0;          // signal; +inf allowed for max
+  double lambda = 0.1;      // ridge, lambda_k = lambda_v (S13)
+  double delta = 0.0;       // noise variance Delta (S4)
+  Activation activation = Activation::Softmax;  // softmax or linear
+  VhatForm vhat = VhatForm::Stein;
+  replica::ProxOptions prox;
+  // QMC (§7b): n points per replicate, R replicates, seed of the random shifts.
+  int n_points = 4096;
+  int replicates = 8;
+  std::uint64_t seed = 1;
+};
+
+// Throws std::invalid_argument when the setting is outside what is implemented (L range,
+// activation, negative lambda/delta/nu, n_points, replicates).
+void validate(const ReplicaSetting& set);
+
+// QMC point dimension for a setting (2L+1 spiked, 3L+1 max).
+int replica_qmc_dim(const ReplicaSetting& set);
+
+// The QMC point set of a setting (all replicates).
+std::shared_ptr<const SobolGaussian> make_replica_points(const ReplicaSetting& set);
+
+// Channel averages at the state P = (m_k, q_k, V_k, m_v, q_v, V_v), for one replicate.
+struct ChannelStats {
+  double mhat_k = 0, qhat_k = 0, Vhat_k = 0;     // Vhat by the form chosen in the setting
+  double mhat_v = 0, qhat_v = 0, Vhat_v = 0;
+  double Vhat_k_stein = 0, Vhat_v_stein = 0;     // (S20')
+  double Vhat_k_hessian = 0, Vhat_v_hessian = 0; // (S20)
+  double train_mse = 0;                          // E[(y - s.z)^2] (§4.6), includes Delta
+  double not_pd = 0;     // fraction of draws where V^-1 + H was not positive definite
+  double max_grad = 0;   // worst |grad|_inf of the prox solutions
+};
+ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
+                             const SobolGaussian& pts, int replicate);
+
+// Prior part (S14): order parameters from the hats.
+void replica_prior(double lambda, const ChannelStats& c, double* P);
+
+// The fixed-point system of one replicate at one alpha. Unknowns (m_k, q_k, V_k, m_v, q_v, V_v).
+// Observables: mhat_k, qhat_k, Vhat_k, mhat_v, qhat_v, Vhat_v, Vhat_k_stein, Vhat_v_stein,
+// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss.
+// Free energy: the training objective per sample R/N = train_mse/2 + lambda (q_k + q_v)/(2 alpha)
+// at the RS minimiser (zero temperature), used to prefer a branch.
+class ReplicaSystem : public FixedPointSystem {
+ public:
+  ReplicaSystem(ReplicaSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
+                int replicate);
+  int dim() const override { return 6; }
+  std::vector<std::string> names() const override;
+  Vec map(const Vec& x) const override;
+  // F(x) - x, reusing the last map() evaluation at the same x (the solver asks for both).
+  Vec residual(const Vec& x) const override;
+  void project(Vec& x) const override;
+  std::vector<std::string> observable_names() const override;
+  Vec observables(const Vec& x) const override;
+  double free_energy(const Vec& x) const override;
+
+ private:
+  ReplicaSetting set_;
+  double alpha_;
+  std::shared_ptr<const SobolGaussian> pts_;
+  int r_;
+  mutable Vec cache_x_, cache_f_;  // one system is used by one thread at a time
+};
+
+// Initial states (§4.7).
+Vec replica_informed_start(const ReplicaSetting& set);
+Vec replica_uninformed_start(const ReplicaSetting& set);
+
+enum class ReplicaInit { Informed, Uninformed };
+std::string to_string(ReplicaInit i);
+
+// A curve over alpha for one start, aggregated over the R replicates.
+struct ReplicaPoint {
+  double alpha = 0;
+  ReplicaInit init = ReplicaInit::Informed;
+  std::vector<double> mean;  // P (6) followed by the observables, mean over replicates
+  std::vector<double> se;    // their standard errors
+  int n_converged = 0;       // replicates that reached the tolerance
+  int n_stalled = 0;         // replicates that ended in a small limit cycle (§4.5)
+  int n_failed = 0;          // replicates neither converged nor stalled within stall_accept
+  int iterations = 0;        // max over replicates
+  double residual = 0;       // max over replicates
+  bool converged = false;    // every replicate converged, or stalled with residual <= stall_accept
+};
+
+struct ReplicaCurveOptions {
+  SolverOptions solver;        // damped, mix 0.5, tol 1e-5, stall_window 20 by default (§4.7)
+  double stall_accept = 2e-3;  // a stalled replicate counts as converged below this diff
+  ReplicaCurveOptions();
+};
+
+// Names of the aggregated values in ReplicaPoint::mean (P names then observable names).
+std::vector<std::string> replica_value_names();
+
+// Continuation in alpha (sorted ascending inside) for every start in `inits`: informed runs
+// backward from the largest alpha, uninformed forward from the smallest, each with warm starts.
+// Parallel over (start, replicate) with OpenMP; the result does not depend on the number of
+// threads (each replicate's solve is sequential and independent).
+std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas,
+                                        const std::vector<ReplicaInit>& inits,
+                                        const ReplicaCurveOptions& opt);
+
+// Test error (S7) of a state P via population_risk().
+double replica_test_error(const ReplicaSetting& set, const double* P);
+
+}  // namespace slr
+}  // namespace saddle

@@ -1,0 +1,443 @@
+// SLR replica channel, inner problem: the L-token proximal problem (S16) of spec slr.md §4.4 for
+// softmax and linear attention, solved globally (grid over the reduced objective (S17), then
+// multi-start Newton on the full 2L variables with the loss Hessian (S22)), and the quantities of
+// §4.5 at the minimiser: channel functions (S18) and the diagonal of the Jacobian
+// 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 of the Hessian form (S20).
+//
+// Header-only templates on the number of tokens L (fixed-size Eigen, no allocation: this is the
+// hot loop of the replica fixed point). Reductions used:
+//  - z is eliminated exactly: r = (y - s.w^z)/(1 + V_v|s|^2), z = w^z + V_v r s (§4.4).
+//  - softmax: shift invariance, chi = mean(w^chi) 1 + B t with B an orthonormal basis of 1^perp,
+//    so the search is (L-1)-dimensional (§4.4).
+//  - linear: the loss depends on u = 1 + chi only through (u.w^z, |u|^2), so the minimiser lies in
+//    span(1 + w^chi, w^z); the search is 2-dimensional for every L (this file's own reduction:
+//    for fixed u.w^z and |u|^2 the prox term |u - u0|^2 is minimal when u has no component
+//    orthogonal to that span).
+// The search region is the ball |chi - w^chi| <= R = sqrt(2 V_k Phi(w^chi)) (§4.4).
+#pragma once
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace saddle {
+namespace slr {
+namespace replica {
+
+enum class ProxAct { Softmax, Linear };
+
+constexpr int kMaxL = 4;  // largest number of tokens compiled (L = 1..kMaxL)
+
+struct ProxOptions {
+  int grid1 = 41;        // grid points for a 1-D search (softmax L = 2)
+  int grid2 = 13;        // grid points per axis for a 2-D search (softmax L = 3, linear)
+  int n_starts = 3;      // Newton polishes from the best grid local minima
+  int newton_max = 30;   // Newton steps (§4.4)
+  double grad_tol = 1e-10;
+};
+
+template <int L>
+using VecL = Eigen::Matrix<double, L, 1>;
+
+template <int L>
+struct ProxInput {
+  VecL<L> omega_chi, omega_z;
+  double y = 0.0;
+  double V_k = 1.0, V_v = 1.0;
+};
+
+template <int L>
+struct ProxResult {
+  VecL<L> chi, z;      // the global minimiser (chi_hat, z_hat) of (S16)
+  VecL<L> s;           // sigma(chi_hat)
+  double objective = 0.0;  // (S16) at the minimiser
+  double residual = 0.0;   // y - s.z at the minimiser
+  VecL<L> J_chi, J_z;  // diagonal of 𝒥 (S20), blocks chi and z
+  double grad_inf = 0.0;   // |gradient of (S16)|_inf at the minimiser
+  bool hessian_ok = true;  // V^-1 + H positive definite at the minimiser
+};
+
+// ---- activation: s = sigma(chi), J = ds/dchi, w = J^T z, T_z = sum_i z_i Hess(s_i) (§2) ----
+template <int L>
+inline void act_sigma(ProxAct act, const VecL<L>& chi, VecL<L>& s) {
+  if (act == ProxAct::Linear) {
+    s = chi.array() + 1.0;
+  } else {
+    const double mx = chi.maxCoeff();
+    s = (chi.array() - mx).exp();
+    s /= s.sum();
+  }
+}
+
+template <int L>
+inline void act_derivs(ProxAct act, const VecL<L>& chi, const VecL<L>& z, VecL<L>& s,
+                       Eigen::Matrix<double, L, L>& J, VecL<L>& w,
+                       Eigen::Matrix<double, L, L>& Tz) {
+  act_sigma<L>(act, chi, s);
+  if (act == ProxAct::Linear) {
+    J.setIdentity();
+    w = z;
+    Tz.setZero();
+    return;
+  }
+  // Softmax: J = diag(s) - s s^T, w = s .* (z - zbar), u = s .* z,
+  // T_z = diag(u) - zbar diag(s) - u s^T - s u^T + 2 zbar s s^T.
+  const double zbar = s.dot(z);
+  J = -s * s.transpose();
+  J.diagonal() += s;
+  w = s.cwiseProduct(z.array().matrix() - VecL<L>::Constant(zbar));
+  const VecL<L> u = s.cwiseProduct(z);
+  Tz = -u * s.transpose() - s * u.transpose() + 2.0 * zbar * s * s.transpose();
+  Tz.diagonal() += u - zbar * s;
+}
+
+// Full objective (S16) at h = (chi, z).
+template <int L>
+inline double full_objective(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi,
+                             const VecL<L>& z) {
+  VecL<L> s;
+  act_sigma<L>(act, chi, s);
+  const double r = in.y - s.dot(z);
+  return (chi - in.omega_chi).squaredNorm() / (2.0 * in.V_k) +
+         (z - in.omega_z).squaredNorm() / (2.0 * in.V_v) + 0.5 * r * r;
+}
+
+// Reduced objective (S17): loss part only, given s; the prox part is added by the caller.
+template <int L>
+inline double reduced_loss(const ProxInput<L>& in, const VecL<L>& s) {
+  const double a = in.y - s.dot(in.omega_z);
+  return a * a / (2.0 * (1.0 + in.V_v * s.squaredNorm()));
+}
+
+// z_hat(chi) = w^z + V_v r s, r = (y - s.w^z)/(1 + V_v |s|^2) (exact elimination, §4.4).
+template <int L>
+inline VecL<L> z_of_chi(const ProxInput<L>& in, const VecL<L>& s) {
+  const double r = (in.y - s.dot(in.omega_z)) / (1.0 + in.V_v * s.squaredNorm());
+  return in.omega_z + in.V_v * r * s;
+}
+
+// Reduced objective Phi(chi) (S17) and, when wanted, its gradient and Hessian. By the envelope
+// theorem grad Phi = d_chi F at z_hat(chi), and Hess Phi is the Schur complement
+//   F_chichi - F_chiz F_zz^-1 F_zchi,  F_zz^-1 = V_v (I - V_v s s^T / (1 + V_v |s|^2)),
+// with F = (S16) and the blocks of the loss Hessian (S22). Newton on Phi is Newton on (S16) with
+// z eliminated exactly (the spec's 2L-variable polish, §4.4, reaches the same point).
+template <int L>
+inline double reduced_phi(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
+  VecL<L> s;
+  act_sigma<L>(act, chi, s);
+  return (chi - in.omega_chi).squaredNorm() / (2.0 * in.V_k) + reduced_loss<L>(in, s);
+}
+
+template <int L>
+struct PhiDerivs {
+  VecL<L> s, z, w, grad;
+  Eigen::Matrix<double, L, L> J, Tz, Hphi, Hzc;  // Hzc = F_zz^-1 F_zchi
+  Eigen::Matrix<double, L, L> Fzz_inv;
+  double r = 0.0;  // y - s.z_hat
+};
+
+template <int L>
+inline void phi_derivs(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, PhiDerivs<L>& d) {
+  act_sigma<L>(act, chi, d.s);
+  d.z = z_of_chi<L>(in, d.s);
+  act_derivs<L>(act, chi, d.z, d.s, d.J, d.w, d.Tz);
+  d.r = in.y - d.s.dot(d.z);
+  d.grad = (chi - in.omega_chi) / in.V_k - d.r * d.w;
+  const double ss = d.s.squaredNorm();
+  d.Fzz_inv = -(in.V_v * in.V_v / (1.0 + in.V_v * ss)) * d.s * d.s.transpose();
+  d.Fzz_inv.diagonal().array() += in.V_v;
+  const Eigen::Matrix<double, L, L> Hcz = d.w * d.s.transpose() - d.r * d.J.transpose();
+  d.Hzc = d.Fzz_inv * Hcz.transpose();
+  d.Hphi = d.w * d.w.transpose() - d.r * d.Tz - Hcz * d.Hzc;
+  d.Hphi.diagonal().array() += 1.0 / in.V_k;
+}
+
+// Damped Newton on Phi from chi (in place): Newton step when it is a descent direction, else
+// the gradient step V_k grad; backtracking by halving (20 times) until Phi does not increase.
+template <int L>
+inline double newton_polish(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt,
+                            VecL<L>& chi) {
+  PhiDerivs<L> d;
+  double F = reduced_phi<L>(act, in, chi);
+  for (int it = 0; it < opt.newton_max; ++it) {
+    phi_derivs<L>(act, in, chi, d);
+    if (d.grad.cwiseAbs().maxCoeff() < opt.grad_tol) break;
+    VecL<L> dx = d.Hphi.partialPivLu().solve(d.grad);
+    if (!(dx.dot(d.grad) > 0.0) || !dx.allFinite()) dx = in.V_k * d.grad;
+    double step = 1.0;
+    bool moved = false;
+    for (int b = 0; b <= 20; ++b) {
+      const VecL<L> c2 = chi - step * dx;
+      const double F2 = reduced_phi<L>(act, in, c2);
+      if (F2 <= F + 1e-14 * std::max(1.0, std::abs(F))) {
+        moved = F2 < F || b == 0;
+        chi = c2;
+        F = F2;
+        break;
+      }
+      step *= 0.5;
+    }
+    if (!moved || (step * dx).cwiseAbs().maxCoeff() < 1e-14 * (1.0 + chi.cwiseAbs().maxCoeff()))
+      break;
+  }
+  return F;
+}
+
+// Orthonormal basis of 1^perp (Helmert), columns b_1..b_{L-1}.
+template <int L>
+inline Eigen::Matrix<double, L, (L > 1 ? L - 1 : 1)> helmert_basis() {
+  Eigen::Matrix<double, L, (L > 1 ? L - 1 : 1)> B;
+  B.setZero();
+  for (int j = 1; j < L; ++j) {
+    const double nrm = std::sqrt(static_cast<double>(j * (j + 1)));
+    for (int i = 0; i < j; ++i) B(i, j - 1) = 1.0 / nrm;
+    B(j, j - 1) = -static_cast<double>(j) / nrm;
+  }
+  return B;
+}
+
+namespace detail {
+struct Cand {
+  double phi;
+  double t[2];
+};
+
+// Keeps the k best candidates (smallest phi) in a sorted array.
+inline void keep_best(Cand* best, int& nb, int kmax, const Cand& c) {
+  int pos = nb;
+  while (pos > 0 && best[pos - 1].phi > c.phi) --pos;
+  if (pos >= kmax) return;
+  const int last = std::min(nb, kmax - 1);
+  for (int k = last; k > pos; --k) best[k] = best[k - 1];
+  best[pos] = c;
+  if (nb < kmax) ++nb;
+}
+
+// Local minima (4-neighbourhood) of an n1 x n2 grid of values, best kmax kept.
+inline void grid_minima(const double* val, int n1, int n2, double a0, double h1, double b0,
+                        double h2, Cand* best, int& nb, int kmax) {
+  for (int i = 0; i < n1; ++i)
+    for (int j = 0; j < n2; ++j) {
+      const double v = val[i * n2 + j];
+      if (i > 0 && val[(i - 1) * n2 + j] < v) continue;
+      if (i < n1 - 1 && val[(i + 1) * n2 + j] < v) continue;
+      if (j > 0 && val[i * n2 + j - 1] < v) continue;
+      if (j < n2 - 1 && val[i * n2 + j + 1] < v) continue;
+      keep_best(best, nb, kmax, Cand{v, {a0 + h1 * i, b0 + h2 * j}});
+    }
+}
+}  // namespace detail
+
+// The global proximal step: returns the minimiser of (S16) with its channel quantities.
+// Search: a grid over the reduced objective in the search coordinates t (chi = base + M t) on the
+// cube t0 + R[-1, 1]^d, then Newton on Phi from the best grid local minima (a second and third
+// minimum is polished only when its grid value is within the grid's resolution of the best
+// polished value). Softmax L >= 4 (d >= 3): multi-start Newton (§4.4, unvalidated).
+template <int L>
+inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt) {
+  static_assert(L >= 1 && L <= kMaxL, "L out of range");
+  ProxResult<L> out;
+  VecL<L> s;
+  // Search coordinates.
+  int d = 0;
+  VecL<L> base;
+  Eigen::Matrix<double, L, 2> M;
+  M.setZero();
+  double t0[2] = {0.0, 0.0};
+  double wz_norm = 0.0, b_y = 0.0;
+  if (act == ProxAct::Softmax) {
+    base.setConstant(in.omega_chi.mean());
+    d = L - 1;
+    if (L >= 2) {
+      const auto B = helmert_basis<L>();
+      for (int j = 0; j < std::min(2, L - 1); ++j) {
+        M.col(j) = B.col(j);
+        t0[j] = B.col(j).dot(in.omega_chi);
+      }
+    }
+  } else {
+    // Linear: u = 1 + chi in span(w^z, u0), u0 = 1 + w^chi; coordinates along f1 = w^z/|w^z|
+    // and f2 (the rest of u0). Then u.w^z = t_1 |w^z| and |u|^2 = |t|^2.
+    const VecL<L> u0 = in.omega_chi.array() + 1.0;
+    base.setConstant(-1.0);
+    wz_norm = in.omega_z.norm();
+    VecL<L> rest = u0;
+    if (wz_norm > 1e-300) {
+      M.col(0) = in.omega_z / wz_norm;
+      d = 1;
+      rest -= M.col(0).dot(u0) * M.col(0);
+    }
+    const double nr = rest.norm();
+    if (d < L && nr > 1e-12 * std::max(1.0, u0.norm())) {
+      M.col(d) = rest / nr;
+      ++d;
+    }
+    for (int j = 0; j < d; ++j) t0[j] = M.col(j).dot(u0);
+    b_y = in.y;
+  }
+
+  act_sigma<L>(act, in.omega_chi, s);
+  const double phi0 = reduced_loss<L>(in, s);
+  const double R = std::sqrt(2.0 * in.V_k * phi0);  // search radius (§4.4)
+  const double inv2Vk = 1.0 / (2.0 * in.V_k);
+
+  constexpr int kMaxStarts = 8;
+  detail::Cand best[kMaxStarts];
+  int nb = 0;
+  const int kstarts = std::max(1, std::min(opt.n_starts, kMaxStarts));
+  double h = 0.0;  // grid spacing
+  auto chi_of = [&](const double* t) -> VecL<L> {
+    VecL<L> c = base;
+    for (int j = 0; j < std::min(d, 2); ++j) c += t[j] * M.col(j);
+    return c;
+  };
+
+  if (d == 0 || !(R > 0.0)) {
+    detail::keep_best(best, nb, kstarts, detail::Cand{phi0, {t0[0], t0[1]}});
+  } else if (act == ProxAct::Softmax && d == 1) {
+    // L = 2: chi_1 - chi_2 = sqrt(2) t, s_1 = sigmoid(sqrt(2) t).
+    const int n = std::max(3, std::min(opt.grid1, 513));
+    double val[513];
+    h = 2.0 * R / (n - 1);
+    const double dz = in.omega_z(0) - in.omega_z(1), y2 = in.y - in.omega_z(1);
+    for (int i = 0; i < n; ++i) {
+      const double t = t0[0] - R + h * i;
+      const double x = 1.4142135623730951 * t;
+      const double s1 = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+      const double a = y2 - s1 * dz;
+      const double ss = s1 * s1 + (1.0 - s1) * (1.0 - s1);
+      val[i] = (t - t0[0]) * (t - t0[0]) * inv2Vk + a * a / (2.0 * (1.0 + in.V_v * ss));
+    }
+    detail::grid_minima(val, n, 1, t0[0] - R, h, 0.0, 0.0, best, nb, kstarts);
+  } else if (d == 2) {
+    const int n = std::max(3, std::min(opt.grid2, 41));
+    double val[41 * 41];
+    h = 2.0 * R / (n - 1);
+    if (act == ProxAct::Linear) {
+      for (int i = 0; i < n; ++i) {
+        const double a = t0[0] - R + h * i;
+        const double e = b_y - a * wz_norm;
+        for (int j = 0; j < n; ++j) {
+          const double b = t0[1] - R + h * j;
+          val[i * n + j] = ((a - t0[0]) * (a - t0[0]) + (b - t0[1]) * (b - t0[1])) * inv2Vk +
+                           e * e / (2.0 * (1.0 + in.V_v * (a * a + b * b)));
+        }
+      }
+    } else if (R * 2.0 < 600.0) {
+      // Softmax L = 3: exp(chi_l - mean) = exp(B_l1 t1) exp(B_l2 t2), separable; a common
+      // factor per grid line (the max exponent) cancels in the normalisation.
+      double E1[L][41], E2[L][41];
+      for (int i = 0; i < n; ++i) {
+        const double t1 = t0[0] - R + h * i, t2 = t0[1] - R + h * i;
+        double m1 = -1e300, m2 = -1e300;
+        for (int l = 0; l < L; ++l) {
+          m1 = std::max(m1, M(l, 0) * t1);
+          m2 = std::max(m2, M(l, 1) * t2);
+        }
+        for (int l = 0; l < L; ++l) {
+          E1[l][i] = std::exp(M(l, 0) * t1 - m1);
+          E2[l][i] = std::exp(M(l, 1) * t2 - m2);
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        const double dt1 = (h * i - R);
+        for (int j = 0; j < n; ++j) {
+          const double dt2 = (h * j - R);
+          double e[L], T = 0.0;
+          for (int l = 0; l < L; ++l) {
+            e[l] = E1[l][i] * E2[l][j];
+            T += e[l];
+          }
+          double sw = 0.0, ss = 0.0;
+          for (int l = 0; l < L; ++l) {
+            sw += e[l] * in.omega_z(l);
+            ss += e[l] * e[l];
+          }
+          sw /= T;
+          ss /= T * T;
+          const double a = in.y - sw;
+          val[i * n + j] =
+              (dt1 * dt1 + dt2 * dt2) * inv2Vk + a * a / (2.0 * (1.0 + in.V_v * ss));
+        }
+      }
+    } else {
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const double t[2] = {t0[0] - R + h * i, t0[1] - R + h * j};
+          const VecL<L> c = chi_of(t);
+          act_sigma<L>(act, c, s);
+          val[i * n + j] = ((t[0] - t0[0]) * (t[0] - t0[0]) + (t[1] - t0[1]) * (t[1] - t0[1])) *
+                               inv2Vk + reduced_loss<L>(in, s);
+        }
+    }
+    detail::grid_minima(val, n, n, t0[0] - R, h, t0[1] - R, h, best, nb, kstarts);
+  } else if (d == 1) {
+    // Linear at L = 1 (or a degenerate span): 1-D grid along M.col(0).
+    const int n = std::max(3, std::min(opt.grid1, 513));
+    double val[513];
+    h = 2.0 * R / (n - 1);
+    for (int i = 0; i < n; ++i) {
+      const double t[2] = {t0[0] - R + h * i, 0.0};
+      const VecL<L> c = chi_of(t);
+      act_sigma<L>(act, c, s);
+      val[i] = (t[0] - t0[0]) * (t[0] - t0[0]) * inv2Vk + reduced_loss<L>(in, s);
+    }
+    detail::grid_minima(val, n, 1, t0[0] - R, h, 0.0, 0.0, best, nb, kstarts);
+  }
+
+  double bestF = std::numeric_limits<double>::infinity();
+  VecL<L> bchi = in.omega_chi;
+  auto polish_from = [&](const VecL<L>& c0) {
+    VecL<L> c = c0;
+    const double F = newton_polish<L>(act, in, opt, c);
+    if (F < bestF) {
+      bestF = F;
+      bchi = c;
+    }
+  };
+  if (d <= 2) {
+    // Grid resolution: within a cell Phi can drop below its grid value by at most about
+    // (curvature) h^2 d / 8; curvature bounded by 1/V_k plus the loss curvature scale.
+    const double curv = 1.0 / in.V_k + 1.0 + in.y * in.y + in.omega_z.squaredNorm();
+    const double slack = 0.25 * curv * h * h * std::max(d, 1);
+    for (int k = 0; k < nb; ++k) {
+      if (k > 0 && best[k].phi > bestF + slack) break;
+      polish_from(chi_of(best[k].t));
+    }
+  } else {
+    polish_from(in.omega_chi);
+    for (int l = 0; l < L; ++l) {
+      VecL<L> e = VecL<L>::Constant(-1.0 / L);
+      e(l) += 1.0;
+      e.normalize();
+      polish_from(in.omega_chi + R * e);
+      polish_from(in.omega_chi + 0.5 * R * e);
+    }
+  }
+
+  // Channel quantities at the minimiser: z_hat, residual, and the diagonal of
+  // 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20). With the block inverse of V^-1 + H:
+  // chi block = Hphi^-1, z block = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, bchi, dv);
+  out.chi = bchi;
+  out.z = dv.z;
+  out.s = dv.s;
+  out.residual = dv.r;
+  out.objective = bestF;
+  out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
+  Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
+  out.hessian_ok = llt.info() == Eigen::Success;
+  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
+  const Eigen::Matrix<double, L, L> Zb = dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose();
+  for (int l = 0; l < L; ++l) {
+    out.J_chi(l) = 1.0 / in.V_k - Hinv(l, l) / (in.V_k * in.V_k);
+    out.J_z(l) = 1.0 / in.V_v - Zb(l, l) / (in.V_v * in.V_v);
+  }
+  return out;
+}
+
+}  // namespace replica
+}  // namespace slr
+}  // namespace saddle
