@@ -75,7 +75,7 @@ double rel_residual(const BulkEval& e, double delta, double dtilde) {
 }
 
 bool admissible(double delta, double dtilde) {
-  return std::isfinite(delta) && std::isfinite(dtilde) && delta > -0.5 && dtilde > 0.0;
+  return std::isfinite(delta) && std::isfinite(dtilde) && delta > -1.0 && dtilde > 0.0;
 }
 
 // (R3)-(R4) in a scalar type S (double, or complex<double> for the complex-step derivative).
@@ -84,15 +84,18 @@ S spike_q_impl(const AttentionParams& p, const MPRule& rule, S gamma, S delta, S
   constexpr int k = 3, r = k + 1;
   using MatS = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
   using VecS = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-  const double c = p.c, a1 = p.a1, kd = p.kappa_d, s2c = p.sigma2 / c;
+  const double c = p.c, a1 = p.a1, kd = p.kappa_d;
+  const S one(1.0), s2c(p.sigma2 / c);
   const S kappa = s2c * dtilde;
-  const S gu = gamma * (1.0 + delta);
-  S mrho = 0.0, mphi = 0.0;
-  S G[3][3] = {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};
+  const S gu = gamma * (one + delta);
+  S mrho(0.0), mphi(0.0);
+  S G[3][3];
+  for (auto& row : G)
+    for (auto& x : row) x = S(0.0);
   for (int j = 0; j < rule.size(); ++j) {
-    const double s = rule.s[j], w = rule.w[j];
-    const double d = a1 * (s / c - 1.0) + kd;
-    const S rho = 1.0 / (1.0 + kappa * s);
+    const S s(rule.s[j]), w(rule.w[j]);
+    const S d(a1 * (rule.s[j] / c - 1.0) + kd);
+    const S rho = one / (one + kappa * s);
     const S phi = s * rho;
     const S iu = w / (gu + s * d * d * rho);  // w / u
     const S b2 = d * phi, b3 = d * rho;       // b1 = 1, b2 = d phi, b3 = d rho
@@ -140,19 +143,28 @@ S spike_q_impl(const AttentionParams& p, const MPRule& rule, S gamma, S delta, S
 }  // namespace
 
 double spike_q(const AttentionParams& p, const MPRule& rule, double delta, double dtilde) {
-  return spike_q_impl<double>(p, rule, p.gamma, delta, dtilde);
+  using ld = long double;
+  return static_cast<double>(spike_q_impl<ld>(p, rule, p.gamma, delta, dtilde));
 }
 
-AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions& opt) {
-  return solve_attention(p, mp_split_rule(p.c, p.gamma, p.a1, p.kappa_d, opt.nodes_per_side),
-                         opt);
+std::vector<std::complex<double>> integrand_poles(const AttentionParams& p, double delta,
+                                                   double dtilde) {
+  // D(s) = gamma(1+delta)(1 + kappa s) + s (alpha s + beta)^2, alpha = a1/c, beta = kappa_d - a1:
+  // u = D / (1 + kappa s) and v = D / (1 + delta); rho and phi have the pole s = -1/kappa.
+  const double alpha = p.a1 / p.c, beta = p.kappa_d - p.a1;
+  const double kappa = p.sigma2 / p.c * dtilde, g1 = p.gamma * (1.0 + delta);
+  std::vector<std::complex<double>> poles =
+      poly_roots({g1, beta * beta + g1 * kappa, 2.0 * alpha * beta, alpha * alpha});
+  if (kappa > 0.0) poles.emplace_back(-1.0 / kappa, 0.0);
+  return poles;
 }
 
-AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
-                                const AttentionOptions& opt) {
-  AttentionResult res;
-  const double g = p.gamma;
-  double delta = 0.0, dtilde = 1.0 / g;  // start of §6.2
+namespace {
+
+// Solves the bulk (R1)-(R2) from (delta, dtilde) on `rule`; fills res.delta, delta_tilde,
+// iterations (added), residual, converged, reason.
+void solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOptions& opt,
+                double delta, double dtilde, AttentionResult& res) {
   int it = 0;
   // 1) A few damped steps (damping 1/2) of (R1)-(R2).
   BulkEval e = bulk_eval(p, rule, delta, dtilde);
@@ -162,19 +174,30 @@ AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
     e = bulk_eval(p, rule, delta, dtilde);
   }
   double r = rel_residual(e, delta, dtilde);
-  // 2) Newton on F with the exact Jacobian, backtracking to stay admissible and decrease r.
+  // 2) Newton on the relative residual R = (F1/delta_tilde, F2/(1+delta)) in the variables
+  //    (log(1+delta), log delta_tilde), with the exact Jacobian of §6.4 and backtracking on |R|.
+  //    The log variables keep the iterates admissible and make Newton converge from
+  //    (0, 1/gamma) in <= ~10 steps over the whole parameter range (plain Newton in
+  //    (delta, delta_tilde) diverges e.g. for cos at c = 1, gamma = 1e-6).
   bool newton_ok = std::isfinite(r);
   for (int i = 0; i < opt.newton_max_iter && r > opt.tol && newton_ok; ++i, ++it) {
-    Eigen::Vector2d F(e.F1, e.F2);
-    Eigen::Vector2d step = -e.J.partialPivLu().solve(F);
+    const double opd = 1.0 + delta;
+    Eigen::Vector2d R(e.F1 / dtilde, e.F2 / opd);
+    Eigen::Matrix2d JL;
+    JL(0, 0) = e.J(0, 0) * opd / dtilde;
+    JL(0, 1) = e.J(0, 1) - R(0);
+    JL(1, 0) = e.J(1, 0) - R(1);
+    JL(1, 1) = e.J(1, 1) * dtilde / opd;
+    Eigen::Vector2d step = -JL.partialPivLu().solve(R);
     if (!step.allFinite()) {
       newton_ok = false;
       break;
     }
+    const double y0 = std::log1p(delta), x0 = std::log(dtilde);
     double lam = 1.0;
     bool accepted = false;
     for (int h = 0; h < 40; ++h, lam *= 0.5) {
-      double d1 = delta + lam * step(0), t1 = dtilde + lam * step(1);
+      double d1 = std::expm1(y0 + lam * step(0)), t1 = std::exp(x0 + lam * step(1));
       if (!admissible(d1, t1)) continue;
       BulkEval e1 = bulk_eval(p, rule, d1, t1);
       double r1 = rel_residual(e1, d1, t1);
@@ -205,24 +228,58 @@ AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
   }
   res.delta = delta;
   res.delta_tilde = dtilde;
-  res.iterations = it;
+  res.iterations += it;
   res.residual = r;
   res.converged = std::isfinite(r) && r <= opt.tol;
+}
+
+// Derivatives (R6) and the spike step (R4)-(R5) at the solved bulk state.
+void finish_spike(const AttentionParams& p, const MPRule& rule, AttentionResult& res) {
+  const double g = p.gamma, delta = res.delta, dtilde = res.delta_tilde;
+  BulkEval e = bulk_eval(p, rule, delta, dtilde);
   // (R6): J (delta', delta_tilde')^T = -dF/dgamma.
   Eigen::Vector2d dx = -e.J.partialPivLu().solve(e.dF_dgamma);
   res.ddelta = dx(0);
   res.ddelta_tilde = dx(1);
   // (R4) and its total derivative by a complex step along (1, delta', delta_tilde') (§6.4.3).
-  using cd = std::complex<double>;
-  const double h = 1e-30 * g;
-  cd qc = spike_q_impl<cd>(p, rule, cd(g, h), cd(delta, h * dx(0)), cd(dtilde, h * dx(1)));
-  res.q = qc.real();
-  res.dq = qc.imag() / h;
+  // Evaluated in extended precision: A = I + C (G (x) I) has entries ~ 1/gamma (the atom of mu_S
+  // at s = 0 and the peak at s_0), so double precision loses ~log10(1/gamma) digits of q'.
+  using cld = std::complex<long double>;
+  const long double h = 1e-30L * g;
+  cld qc = spike_q_impl<cld>(p, rule, cld(g, h), cld(delta, h * dx(0)), cld(dtilde, h * dx(1)));
+  res.q = static_cast<double>(qc.real());
+  res.dq = static_cast<double>(qc.imag() / h);
   res.error = -g * g * res.dq;  // (R5)
   if (!std::isfinite(res.q) || !std::isfinite(res.error)) {
     res.converged = false;
     res.reason = "non_finite";
   }
+}
+
+}  // namespace
+
+AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
+                                const AttentionOptions& opt) {
+  AttentionResult res;
+  solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);  // start of §6.2: (0, 1/gamma)
+  finish_spike(p, rule, res);
+  return res;
+}
+
+AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions& opt) {
+  // Pass 1: rule clustered at the poles of the sigma^2 = 0 integrands (gamma + s d^2).
+  MPRule rule = mp_split_rule(p.c, p.gamma, p.a1, p.kappa_d, opt.nodes_per_side);
+  AttentionResult res;
+  solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);
+  // Pass 2 (sigma^2 > 0): re-cluster at the actual poles of the integrands at the solution
+  // (roots of D(s) and -1/kappa; e.g. the edge s = 0 at c = 1 when kappa is large) and re-solve
+  // from the pass-1 solution (1-3 Newton steps).
+  if (p.sigma2 > 0.0 && std::isfinite(res.delta) && std::isfinite(res.delta_tilde)) {
+    rule = mp_split_rule(p.c, integrand_poles(p, res.delta, res.delta_tilde),
+                         opt.nodes_per_side);
+    solve_bulk(p, rule, opt, res.delta, res.delta_tilde, res);
+  }
+  finish_spike(p, rule, res);
   return res;
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 #include <Eigen/Dense>
 
+#include <complex>
+
 #include <string>
 #include <vector>
 
@@ -41,7 +43,7 @@ AttentionParams make_params(double c, double gamma, const HermiteData& h, bool k
 struct AttentionOptions {
   int nodes_per_side = 48;  // mp_split_rule resolution (n per half-piece)
   double tol = 1e-13;       // on the relative residual max(|F1|/delta_tilde, |F2|/(1+delta))
-  int damped_steps = 20;    // damped (1/2) steps before Newton (§6.2 "Solver")
+  int damped_steps = 0;     // damped (1/2) steps before Newton (§6.2; log-Newton needs none)
   int newton_max_iter = 60;
   int max_iter = 50000;     // fallback damped iterations if Newton fails
 };
@@ -68,11 +70,17 @@ struct BulkEval {
 };
 BulkEval bulk_eval(const AttentionParams& p, const MPRule& rule, double delta, double delta_tilde);
 
-// Full DE at p.gamma with the production rule mp_split_rule(c, gamma, a1, kappa_d, nodes).
+// Full DE at p.gamma with the production rule: solve on mp_split_rule(c, gamma, a1, kappa_d,
+// nodes); if sigma^2 > 0, rebuild the rule at integrand_poles() of that solution and re-solve.
 AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions& opt = {});
 // The same with a given MP rule (for convergence studies and the theta-midpoint reference).
 AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
                                 const AttentionOptions& opt);
+
+// Complex poles of the integrands of (R1), (R2), G at a bulk state: the roots of
+// D(s) = gamma(1+delta)(1+kappa s) + s d(s)^2 and s = -1/kappa (used to cluster the MP rule).
+std::vector<std::complex<double>> integrand_poles(const AttentionParams& p, double delta,
+                                                   double delta_tilde);
 
 // (R4) q at a given bulk state (no solve), with the same rule: for tests and finite differences.
 double spike_q(const AttentionParams& p, const MPRule& rule, double delta, double delta_tilde);

@@ -54,30 +54,9 @@ struct ThetaMap {
 };
 
 // Roots of the cubic P(s) = gamma + s (alpha s + beta)^2 = alpha^2 s^3 + 2 alpha beta s^2 +
-// beta^2 s + gamma (alpha != 0): companion-matrix eigenvalues, polished by complex Newton.
-std::array<cplx, 3> cubic_roots(double alpha, double beta, double gamma) {
-  const double a3 = alpha * alpha, a2 = 2.0 * alpha * beta, a1 = beta * beta, a0 = gamma;
-  Eigen::Matrix3d comp = Eigen::Matrix3d::Zero();
-  comp(0, 0) = -a2 / a3;
-  comp(0, 1) = -a1 / a3;
-  comp(0, 2) = -a0 / a3;
-  comp(1, 0) = 1.0;
-  comp(2, 1) = 1.0;
-  Eigen::EigenSolver<Eigen::Matrix3d> es(comp, false);
-  std::array<cplx, 3> z;
-  for (int j = 0; j < 3; ++j) {
-    cplx x = es.eigenvalues()(j);
-    for (int it = 0; it < 4; ++it) {
-      cplx p = ((a3 * x + a2) * x + a1) * x + a0;
-      cplx dp = (3.0 * a3 * x + 2.0 * a2) * x + a1;
-      if (std::abs(dp) == 0.0) break;
-      cplx step = p / dp;
-      x -= step;
-      if (std::abs(step) <= 1e-16 * std::abs(x)) break;
-    }
-    z[j] = x;
-  }
-  return z;
+// beta^2 s + gamma (alpha != 0).
+std::vector<cplx> cubic_roots(double alpha, double beta, double gamma) {
+  return poly_roots({gamma, beta * beta, 2.0 * alpha * beta, alpha * alpha});
 }
 
 // Gauss-Legendre on [a, b] in theta, optionally clustered at one endpoint by
@@ -135,39 +114,74 @@ MPRule mp_theta_midpoint(double c, int N) {
   return r;
 }
 
+std::vector<cplx> poly_roots(const std::vector<double>& coef_in) {
+  std::vector<double> coef = coef_in;
+  while (!coef.empty() && coef.back() == 0.0) coef.pop_back();
+  const int deg = static_cast<int>(coef.size()) - 1;
+  std::vector<cplx> z;
+  if (deg < 1) return z;
+  Eigen::MatrixXd comp = Eigen::MatrixXd::Zero(deg, deg);
+  for (int j = 0; j < deg; ++j) comp(0, j) = -coef[deg - 1 - j] / coef[deg];
+  for (int j = 1; j < deg; ++j) comp(j, j - 1) = 1.0;
+  Eigen::EigenSolver<Eigen::MatrixXd> es(comp, false);
+  for (int j = 0; j < deg; ++j) {
+    cplx x = es.eigenvalues()(j);
+    for (int it = 0; it < 4; ++it) {  // Newton polish
+      cplx pv = 0.0, dp = 0.0;
+      for (int k = deg; k >= 0; --k) {
+        dp = dp * x + pv;
+        pv = pv * x + coef[k];
+      }
+      if (std::abs(dp) == 0.0) break;
+      cplx step = pv / dp;
+      x -= step;
+      if (std::abs(step) <= 1e-16 * std::abs(x)) break;
+    }
+    z.push_back(x);
+  }
+  return z;
+}
+
 MPRule mp_split_rule(double c, double gamma, double a1, double kappa_d, int n) {
+  std::vector<cplx> poles;
+  if (a1 != 0.0 && gamma > 0.0) poles = cubic_roots(a1 / c, kappa_d - a1, gamma);
+  return mp_split_rule(c, poles, n);
+}
+
+MPRule mp_split_rule(double c, const std::vector<cplx>& poles, int n) {
   check_c(c);
   if (n < 2) throw std::invalid_argument("mp_split_rule: n_per_side >= 2");
   ThetaMap tm(c);
   MPRule r;
-  // Cluster points: for every root z of P(s) = gamma + s d(s)^2 (the denominator of the
-  // integrands when sigma^2 = 0, and a lower bound on their width otherwise) that comes within
-  // a quarter of the bulk of [s_-, s_+], the nearest bulk point and the distance (rmt.md §6.5).
+  // Cluster points: every pole z of the integrands within a quarter of the bulk width of
+  // [s_-, s_+] gives the nearest bulk point and its distance (rmt.md §6.5).
   struct Cluster {
     double theta, eps;
   };
   std::vector<Cluster> cl;
-  if (a1 != 0.0 && gamma > 0.0) {
-    double alpha = a1 / c, beta = kappa_d - a1;
-    for (const cplx& z : cubic_roots(alpha, beta, gamma)) {
-      double sp = std::min(tm.sp, std::max(tm.sm, z.real()));
-      double dist = std::abs(z - sp);
-      if (!(dist < 0.25 * tm.L)) continue;
-      double th = tm.theta(sp);
-      double eps;
-      if (sp <= tm.sm) eps = tm.theta(tm.sm + dist);
-      else if (sp >= tm.sp) eps = kPi - tm.theta(tm.sp - dist);
-      else
-        eps = std::min(std::abs(tm.theta(sp + dist) - th), std::abs(th - tm.theta(sp - dist)));
-      if (!(eps > 0.0)) eps = 1e-300;
-      bool merged = false;
-      for (auto& x : cl)
-        if (std::abs(x.theta - th) < 1e-12) {
-          x.eps = std::min(x.eps, eps);
-          merged = true;
-        }
-      if (!merged) cl.push_back({th, eps});
-    }
+  std::vector<cplx> all = poles;
+  // The density factor 1/s has its pole at s = 0, a distance s_- from the bulk: for c near 1
+  // (but not at c = 1, where sin^2(theta)/s is analytic) it needs clustering too.
+  if (c != 1.0) all.emplace_back(0.0, 0.0);
+  for (const cplx& z : all) {
+    if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) continue;
+    double sp = std::min(tm.sp, std::max(tm.sm, z.real()));
+    double dist = std::abs(z - sp);
+    if (!(dist < 0.25 * tm.L)) continue;
+    double th = tm.theta(sp);
+    double eps;
+    if (sp <= tm.sm) eps = tm.theta(tm.sm + dist);
+    else if (sp >= tm.sp) eps = kPi - tm.theta(tm.sp - dist);
+    else
+      eps = std::min(std::abs(tm.theta(sp + dist) - th), std::abs(th - tm.theta(sp - dist)));
+    eps = std::max(eps, 1e-14);
+    bool merged = false;
+    for (auto& x : cl)
+      if (std::abs(x.theta - th) < 1e-12) {
+        x.eps = std::min(x.eps, eps);
+        merged = true;
+      }
+    if (!merged) cl.push_back({th, eps});
   }
   // Breakpoints: 0, pi and interior cluster points; every piece is halved so each half has at
   // most one clustered end.

@@ -37,6 +37,12 @@ MPRule mp_theta_midpoint(double c, int N);
 // n_per_side nodes in theta. With a1 = 0 it is a plain Gauss-Legendre rule in theta. Weights are
 // renormalised to the bulk mass min(1, c); the atom (0, 1 - c) is added for c < 1.
 MPRule mp_split_rule(double c, double gamma, double a1, double kappa_d, int n_per_side);
+// The same rule for a given list of complex poles of the integrands (e.g. the roots of
+// gamma(1+delta)(1+kappa s) + s d(s)^2 and -1/kappa once delta, delta_tilde are known).
+MPRule mp_split_rule(double c, const std::vector<std::complex<double>>& poles, int n_per_side);
+// Complex roots of sum_k coef[k] s^k (companion matrix + Newton polish); trailing zero
+// leading coefficients are dropped.
+std::vector<std::complex<double>> poly_roots(const std::vector<double>& coef);
 
 // Stieltjes transform m(z) = <1/(s - z)> (atom included) at complex z off [s_-, s_+] and z != 0:
 // m(z) = [-(z + 1 - c) + sqrt(z - s_-) sqrt(z - s_+)] / (2 z), principal roots (§6.1).
