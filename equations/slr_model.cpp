@@ -1,0 +1,50 @@
+// Single-location regression (spec slr.md §1-§2): task/activation names and c_nu (S3).
+// The population functions declared in slr_model.hpp live in equations/slr_population.cpp.
+#include "equations/slr_model.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace saddle {
+namespace slr {
+
+Task parse_task(const std::string& s) {
+  if (s == "spiked") return Task::Spiked;
+  if (s == "max") return Task::Max;
+  throw std::invalid_argument("unknown SLR task '" + s + "' (expected spiked or max)");
+}
+
+Activation parse_activation(const std::string& s) {
+  if (s == "softmax") return Activation::Softmax;
+  if (s == "linear") return Activation::Linear;
+  if (s == "erf") return Activation::Erf;
+  if (s == "softplus") return Activation::Softplus;
+  throw std::invalid_argument("unknown SLR activation '" + s +
+                              "' (expected softmax, linear, erf or softplus)");
+}
+
+std::string to_string(Task t) { return t == Task::Spiked ? "spiked" : "max"; }
+
+std::string to_string(Activation a) {
+  switch (a) {
+    case Activation::Softmax: return "softmax";
+    case Activation::Linear: return "linear";
+    case Activation::Erf: return "erf";
+    case Activation::Softplus: return "softplus";
+  }
+  return "?";
+}
+
+// (S3): c_nu = sqrt(nu) for spiked-SLR, nu for max-SLR.
+double c_nu(Task task, double nu) {
+  if (std::isnan(nu) || nu < 0) throw std::invalid_argument("c_nu: nu must be >= 0");
+  if (task == Task::Spiked) {
+    if (std::isinf(nu)) throw std::invalid_argument("c_nu: nu = inf is only defined for max-SLR");
+    return std::sqrt(nu);
+  }
+  return nu;
+}
+
+}  // namespace slr
+}  // namespace saddle

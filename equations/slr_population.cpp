@@ -1,0 +1,1110 @@
+// SLR population level (spec slr.md §3.3-§3.7, §7a): A, B of (S7) for softmax, linear, erf and
+// normalised softplus attention, the Bayes risk (S9), the closed forms (S10)-(S12), and the
+// optimisation of §3.4. See equations/slr_population.hpp for the reductions used.
+//
+// Notation: t = e^tau is the Laplace variable of the s-normalisation T = sum_j a(chi_j), u = e^ups
+// that of the p-normalisation (max-SLR). For Y ~ N(mu, q), Lj(t; mu) = E[a(Y)^j e^{-t a(Y)}]
+// (§7a), computed by a trapezoid rule in x (Y = mu + sqrt(q) x) with the x step kept below
+// steep/sqrt(q): e^{-t a} is a step of width ~1/sqrt(q) in x, analytic in the strip
+// |Im sqrt(q) x| < pi/2, so the rule converges like exp(-pi^2/(sqrt(q) h)). All products of many
+// factors are formed in log space: L0^{L-1} = exp((L-1) log L0), with log L0 = log1p(-(1-L0))
+// when 1 - L0 < 1/2 and 1 - L0 summed directly from -expm1(-t a).
+#include "equations/slr_population.hpp"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include "integrators/quadrature.hpp"
+#include "integrators/special.hpp"
+
+namespace saddle {
+namespace slr {
+
+PopulationAccuracy PopulationAccuracy::refined(double factor) const {
+  PopulationAccuracy r = *this;
+  r.h_tau /= factor;
+  r.h_x /= factor;
+  r.steep /= factor;
+  r.tail += 5.0 * std::log2(std::max(factor, 1.0));
+  r.x_tail += 1.0 * std::log2(std::max(factor, 1.0));
+  return r;
+}
+
+PopulationAccuracy PopulationAccuracy::coarse() {
+  PopulationAccuracy r;
+  r.h_tau = 0.5;
+  r.h_x = 0.2;
+  r.steep = 0.5;
+  r.tail = 22.0;
+  r.x_tail = 8.5;
+  r.coarse_2d = 1.0;
+  return r;
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kExpUnderflow = 745.0;
+
+bool normalised(Activation a) { return a == Activation::Softmax || a == Activation::Softplus; }
+
+// Uniform grid lo + h i, i = 0..n-1, covering [lo, hi].
+struct Grid {
+  double lo = 0.0, h = 1.0;
+  int n = 0;
+  double at(int i) const { return lo + h * i; }
+};
+Grid make_grid(double lo, double hi, double h) {
+  Grid g;
+  g.lo = lo;
+  g.h = h;
+  g.n = static_cast<int>(std::ceil((hi - lo) / h - 1e-9)) + 1;
+  if (g.n < 2) g.n = 2;
+  return g;
+}
+
+// Normalised activations a(y) > 0 (§2): softmax e^y, softplus log(1 + e^y).
+inline double act_a(Activation act, double y) {
+  return act == Activation::Softmax ? std::exp(y) : log1p_exp(y);
+}
+inline double log_act_a(Activation act, double y) {
+  if (act == Activation::Softmax) return y;
+  if (y < -30.0) return y + std::log1p(-0.5 * std::exp(y));
+  return std::log(log1p_exp(y));
+}
+// An upper estimate of log E[a(Y)], Y ~ N(mu, q) (sets the lower end of the Laplace grid).
+double log_mean_a(Activation act, double mu, double q) {
+  if (act == Activation::Softmax) return mu + 0.5 * q;
+  return std::log(log1p_exp(mu) + std::sqrt(q) + 1.0);
+}
+
+void check_lengths(const std::vector<int>& lengths) {
+  if (lengths.empty()) throw std::invalid_argument("SLR population: empty length set");
+  for (int L : lengths)
+    if (L < 1) throw std::invalid_argument("SLR population: L must be >= 1");
+}
+void check_nu(Task task, double nu) {
+  if (std::isnan(nu) || nu < 0) throw std::invalid_argument("SLR population: nu must be >= 0");
+  if (task == Task::Spiked && std::isinf(nu))
+    throw std::invalid_argument("SLR population: nu = inf is only defined for max-SLR");
+}
+int max_length(const std::vector<int>& lengths) {
+  return *std::max_element(lengths.begin(), lengths.end());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Laplace tables (§7a): for Y ~ N(mu, q), q > 0, on a tau grid: log L0, 1 - L0, L1, L2.
+struct LapTable {
+  std::vector<double> logL0, cL0, L1, L2;
+};
+
+LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
+                       const PopulationAccuracy& acc) {
+  const double sq = std::sqrt(q);
+  const double hx = std::min(acc.h_x, acc.steep / sq);
+  const double xlo = -acc.x_tail;
+  const double xhi = acc.x_tail + (act == Activation::Softmax ? 2.0 * sq : 0.0);
+  Grid xg = make_grid(xlo, xhi, hx);
+  std::vector<double> w(xg.n), a(xg.n), wsuffix(xg.n + 1, 0.0);
+  for (int k = 0; k < xg.n; ++k) {
+    double x = xg.at(k);
+    w[k] = hx * norm_pdf(x);
+    a[k] = act_a(act, mu + sq * x);
+  }
+  for (int k = xg.n - 1; k >= 0; --k) wsuffix[k] = wsuffix[k + 1] + w[k];
+  LapTable T;
+  T.logL0.resize(tau.n);
+  T.cL0.resize(tau.n);
+  T.L1.resize(tau.n);
+  T.L2.resize(tau.n);
+  for (int i = 0; i < tau.n; ++i) {
+    const double t = std::exp(tau.at(i));
+    double s0 = 0, s1 = 0, s2 = 0, c = 0;
+    int k = 0;
+    for (; k < xg.n; ++k) {
+      const double ua = t * a[k];
+      if (ua > kExpUnderflow) break;  // a increases with x: every later term vanishes
+      const double e = std::exp(-ua);
+      const double we = w[k] * e;
+      s0 += we;
+      const double p1 = we * a[k];
+      s1 += p1;
+      s2 += p1 * a[k];
+      c += w[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
+    }
+    c += wsuffix[k];
+    T.cL0[i] = c;
+    T.logL0[i] = c < 0.5 ? std::log1p(-c) : std::log(s0);
+    T.L1[i] = s1;
+    T.L2[i] = s2;
+  }
+  return T;
+}
+
+// exp((n) * logx) with n possibly 0 (then 1 even if logx = -inf).
+inline double powlog(double logx, double n) {
+  if (n == 0.0) return 1.0;
+  return std::exp(n * logx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spiked-SLR, normalised activation: (S26), (S27), (S28) and 1 - B = (L-1) int L0(mu) L1(0)
+// L0(0)^{L-2} dt, conditioned on eps* = 1 (chi_1 ~ N(mu_s, q), others N(0, q)).
+std::vector<ABDetail> spiked_normalised(Activation act, double mu_s, double q,
+                                        const std::vector<int>& lengths,
+                                        const PopulationAccuracy& acc) {
+  std::vector<ABDetail> out;
+  const double sq = std::sqrt(q);
+  const int Lmax = max_length(lengths);
+  const double lo = -std::log(double(Lmax)) -
+                    std::max(log_mean_a(act, mu_s, q), log_mean_a(act, 0.0, q)) - acc.tail;
+  const double hi = std::log(acc.tail) - log_act_a(act, std::min(mu_s, 0.0) - acc.x_tail * sq) + 1.0;
+  Grid tau = make_grid(lo, hi, acc.h_tau);
+  LapTable Ts = laplace_table(act, mu_s, q, tau, acc);
+  LapTable T0 = laplace_table(act, 0.0, q, tau, acc);
+  for (int L : lengths) {
+    ABDetail r;
+    if (L == 1) {
+      r.A = r.B = 1.0;
+      r.cA = r.cB = 0.0;
+      out.push_back(r);
+      continue;
+    }
+    double A = 0, B = 0, cA = 0, cB = 0;
+    const double Lm1 = L - 1;
+    for (int i = 0; i < tau.n; ++i) {
+      const double t = std::exp(tau.at(i));
+      const double l0 = T0.logL0[i];
+      const double e1 = powlog(l0, Lm1), e2 = powlog(l0, Lm1 - 1), e3 = powlog(l0, Lm1 - 2);
+      const double L0s = std::exp(Ts.logL0[i]);
+      B += t * Ts.L1[i] * e1;
+      cB += t * Lm1 * L0s * T0.L1[i] * e2;
+      A += t * t * (Ts.L2[i] * e1 + Lm1 * T0.L2[i] * L0s * e2);
+      cA += t * t *
+            (2.0 * Lm1 * Ts.L1[i] * T0.L1[i] * e2 +
+             (L >= 3 ? Lm1 * (Lm1 - 1) * T0.L1[i] * T0.L1[i] * L0s * e3 : 0.0));
+    }
+    r.A = A * tau.h;
+    r.B = B * tau.h;
+    r.cA = cA * tau.h;
+    r.cB = cB * tau.h;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// Max-SLR, normalised activation, A and 1 - A (§7a): chi ~ N(0, q I_L).
+void max_normalised_A(Activation act, double q, const std::vector<int>& lengths,
+                      const PopulationAccuracy& acc, std::vector<ABDetail>& out) {
+  const double sq = std::sqrt(q);
+  const int Lmax = max_length(lengths);
+  const double lo = -std::log(double(Lmax)) - log_mean_a(act, 0.0, q) - acc.tail;
+  const double hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
+  Grid tau = make_grid(lo, hi, acc.h_tau);
+  LapTable T0 = laplace_table(act, 0.0, q, tau, acc);
+  for (std::size_t j = 0; j < lengths.size(); ++j) {
+    const int L = lengths[j];
+    if (L == 1) {
+      out[j].A = 1.0;
+      out[j].cA = 0.0;
+      continue;
+    }
+    double A = 0, cA = 0;
+    for (int i = 0; i < tau.n; ++i) {
+      const double t = std::exp(tau.at(i));
+      const double l0 = T0.logL0[i];
+      A += t * t * T0.L2[i] * powlog(l0, L - 1);
+      cA += t * t * T0.L1[i] * T0.L1[i] * powlog(l0, L - 2);
+    }
+    out[j].A = A * tau.h * L;
+    out[j].cA = cA * tau.h * double(L) * (L - 1);
+  }
+}
+
+// Lambda_{sigma^2}(e^s) = E[exp(-e^{s + sigma X})] and its complement, X ~ N(0,1) (§7a (S29)),
+// tabulated on a fine s grid with their s-derivatives; cubic Hermite interpolation of
+// log Lambda and log(1 - Lambda).
+class LambdaTable {
+ public:
+  LambdaTable(double sigma, double s_lo, double s_hi, const PopulationAccuracy& acc)
+      : sigma_(sigma) {
+    if (sigma_ == 0.0) return;
+    grid_ = make_grid(s_lo, s_hi, 0.01 * acc.h_x / 0.1);
+    const double hx = std::min(acc.h_x, acc.steep / sigma);
+    Grid xg = make_grid(-acc.x_tail, acc.x_tail, hx);
+    std::vector<double> w(xg.n), ex(xg.n);
+    for (int k = 0; k < xg.n; ++k) {
+      w[k] = hx * norm_pdf(xg.at(k));
+      ex[k] = sigma * xg.at(k);
+    }
+    lv_.resize(grid_.n);
+    dlv_.resize(grid_.n);
+    lc_.resize(grid_.n);
+    dlc_.resize(grid_.n);
+    for (int i = 0; i < grid_.n; ++i) {
+      const double s = grid_.at(i);
+      double v = 0, c = 0, d = 0;  // Lambda, 1 - Lambda, -dLambda/ds
+      for (int k = 0; k < xg.n; ++k) {
+        const double ua = std::exp(s + ex[k]);
+        if (ua > kExpUnderflow) {
+          for (int kk = k; kk < xg.n; ++kk) c += w[kk];
+          break;
+        }
+        const double e = std::exp(-ua);
+        v += w[k] * e;
+        c += w[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
+        d += w[k] * ua * e;
+      }
+      // Far right Lambda underflows: clamp its log at -700 with zero slope (exp(-700) ~ 0).
+      if (v > 1e-300) {
+        lv_[i] = std::log(v);
+        dlv_[i] = -d / v;
+      } else {
+        lv_[i] = -700.0;
+        dlv_[i] = 0.0;
+      }
+      lc_[i] = std::log(c);
+      dlc_[i] = d / c;
+    }
+  }
+  // log Lambda(e^s) and log(1 - Lambda(e^s)).
+  void eval(double s, double& logv, double& logc) const {
+    if (sigma_ == 0.0) {
+      const double ua = std::exp(s);
+      logv = -ua;
+      logc = std::log(-std::expm1(-ua));
+      return;
+    }
+    double pos = (s - grid_.lo) / grid_.h;
+    if (pos < 0 || pos > grid_.n - 1)
+      throw std::logic_error("LambdaTable: argument outside the table");
+    int i = std::min(static_cast<int>(pos), grid_.n - 2);
+    double u = pos - i, h = grid_.h;
+    auto herm = [&](const std::vector<double>& f, const std::vector<double>& df) {
+      double u2 = u * u, u3 = u2 * u;
+      return (2 * u3 - 3 * u2 + 1) * f[i] + (u3 - 2 * u2 + u) * h * df[i] +
+             (-2 * u3 + 3 * u2) * f[i + 1] + (u3 - u2) * h * df[i + 1];
+    };
+    logv = herm(lv_, dlv_);
+    logc = herm(lc_, dlc_);
+  }
+
+ private:
+  double sigma_;
+  Grid grid_;
+  std::vector<double> lv_, dlv_, lc_, dlc_;
+};
+
+// Max-SLR, normalised activation, B by the 2-D Laplace integral (S30), for finite nu > 0 and
+// any q_k >= m_k^2. Each token is written through Y = sqrt(q) Z (s-side) and
+// X = c Z + s_eta eta (p-side), c = m/sqrt(q), s_eta^2 = 1 - c^2, so the eta-smoothing of the
+// p-side is Lambda_{sigma^2} with sigma = nu s_eta (exact exp(-e^s) when q = m^2). With the
+// z-grid weights W the u,t tables are matrix products:
+//   Xi0 = S0 W K0^T, 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - Sbar W Kbar^T, Xi1 = S1 W K1^T,
+// and B = L sum_{tau,ups} h^2 t u Xi1 Xi0^{L-1}.
+void max_normalised_B_finite(Activation act, double nu, double m, double q,
+                             const std::vector<int>& lengths, const PopulationAccuracy& acc,
+                             std::vector<ABDetail>& out) {
+  const double sq = std::sqrt(q);
+  const double c = m / sq;
+  const double s_eta = std::sqrt(std::max(0.0, 1.0 - c * c));
+  const double sigma = nu * (s_eta < 1e-7 ? 0.0 : s_eta);
+  const int Lmax = max_length(lengths);
+  // z grids: the untilted tokens need [-x_tail, x_tail]; the eps* token is tilted by
+  // e^{nu c z} a(sqrt(q) z), i.e. shifted by `tilt` (softmax: nu c + sqrt(q)).
+  const double tilt = nu * c + (act == Activation::Softmax ? sq : 0.0);
+  const double steep = std::max({sq, std::abs(nu * c), 1e-300});
+  const double hz = std::min(acc.h_x, acc.steep / steep);
+  Grid zg0 = make_grid(-acc.x_tail, acc.x_tail, hz);
+  // (e^{-t a - u e^{nu X}} moves the eps* token's mass anywhere between 0 and the tilt)
+  Grid zg1 = make_grid(std::min(0.0, tilt) - acc.x_tail, std::max(0.0, tilt) + acc.x_tail, hz);
+  // t grid (s-normalisation): tilted eps* token has Y ~ N(nu m, q).
+  const double t_lo = -std::log(double(Lmax)) -
+                      std::max(log_mean_a(act, nu * m, q), log_mean_a(act, 0.0, q)) - acc.tail;
+  const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
+  Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
+  // u grid (p-normalisation): e^{nu X}, tilted token X ~ N(nu, 1): log E = 1.5 nu^2.
+  const double u_lo = -std::log(double(Lmax)) - 1.5 * nu * nu - acc.tail;
+  const double u_hi = std::log(acc.tail) + nu * acc.x_tail + 1.0;
+  Grid ug = make_grid(u_lo, u_hi, acc.h_tau);
+  const int nt = tg.n, nu_ = ug.n;
+  const double zabs = std::max(std::abs(zg0.at(0)), std::abs(zg1.at(zg1.n - 1)));
+  const double s_lo = ug.at(0) - std::abs(nu * c) * zabs - 1.0;
+  const double s_hi = ug.at(nu_ - 1) + std::abs(nu * c) * zabs + sigma * sigma + 1.0;
+  LambdaTable lam(sigma, s_lo, s_hi, acc);
+
+  // Untilted tokens: 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - Sb W Kb^T.
+  Eigen::MatrixXd Sb(nt, zg0.n), Kb(zg0.n, nu_);
+  std::vector<double> cL0(nt, 0.0), cP0(nu_, 0.0);
+  {
+    std::vector<double> w(zg0.n), a(zg0.n);
+    for (int k = 0; k < zg0.n; ++k) {
+      w[k] = hz * norm_pdf(zg0.at(k));
+      a[k] = act_a(act, sq * zg0.at(k));
+    }
+    for (int i = 0; i < nt; ++i) {
+      const double t = std::exp(tg.at(i));
+      double cs = 0;
+      for (int k = 0; k < zg0.n; ++k) {
+        const double ua = t * a[k];
+        const double cb = ua < 0.5 ? -std::expm1(-ua) : (ua > kExpUnderflow ? 1.0 : 1.0 - std::exp(-ua));
+        Sb(i, k) = w[k] * cb;
+        cs += w[k] * cb;
+      }
+      cL0[i] = cs;
+    }
+    for (int j = 0; j < nu_; ++j) {
+      double cp = 0;
+      for (int k = 0; k < zg0.n; ++k) {
+        double lv, lc;
+        lam.eval(ug.at(j) + nu * c * zg0.at(k), lv, lc);
+        Kb(k, j) = std::exp(lc);
+        cp += w[k] * Kb(k, j);
+      }
+      cP0[j] = cp;
+    }
+  }
+  Eigen::MatrixXd M = Sb * Kb;
+  Sb.resize(0, 0);
+  Kb.resize(0, 0);
+  // eps* token: Xi1 = E[e^{nu X} a(Y) e^{-u e^{nu X} - t a(Y)}]; E_eta[e^{nu X} e^{-u e^{nu X}}] =
+  // e^{nu c z + sigma^2/2} Lambda(u e^{nu c z + sigma^2}).
+  Eigen::MatrixXd S1(nt, zg1.n), K1(zg1.n, nu_);
+  {
+    std::vector<double> w(zg1.n), a(zg1.n);
+    for (int k = 0; k < zg1.n; ++k) {
+      w[k] = hz * norm_pdf(zg1.at(k));
+      a[k] = act_a(act, sq * zg1.at(k));
+    }
+    for (int i = 0; i < nt; ++i) {
+      const double t = std::exp(tg.at(i));
+      for (int k = 0; k < zg1.n; ++k) {
+        const double ua = t * a[k];
+        S1(i, k) = ua > kExpUnderflow ? 0.0 : w[k] * a[k] * std::exp(-ua);
+      }
+    }
+    for (int j = 0; j < nu_; ++j)
+      for (int k = 0; k < zg1.n; ++k) {
+        const double ez = nu * c * zg1.at(k);
+        double lv1, lc1;
+        lam.eval(ug.at(j) + ez + sigma * sigma, lv1, lc1);
+        K1(k, j) = std::exp(ez + 0.5 * sigma * sigma + lv1);
+      }
+  }
+  Eigen::MatrixXd Xi1 = S1 * K1;
+  for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
+    const int L = lengths[jl];
+    if (L == 1) {
+      out[jl].B = 1.0;
+      out[jl].cB = 0.0;
+      continue;
+    }
+    double B = 0;
+    for (int j = 0; j < nu_; ++j) {
+      const double u = std::exp(ug.at(j));
+      for (int i = 0; i < nt; ++i) {
+        const double x1 = Xi1(i, j);
+        if (x1 == 0.0) continue;
+        const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M(i, j)));  // 1 - Xi0
+        // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
+        const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
+        B += std::exp(tg.at(i)) * u * x1 * powlog(lx, L - 1);
+      }
+    }
+    out[jl].B = B * tg.h * ug.h * L;
+    out[jl].cB = 1.0 - out[jl].B;
+  }
+}
+
+// Max-SLR at nu = inf, normalised activation, X-representation (§7a): with chi_l = m X_l + r xi_l,
+// l(t,x) = E_xi[e^{-t a(m x + r xi)}], l1(t,x) = E_xi[a e^{-t a}] (r = 0: no average),
+// B = L int dt int phi(x) l1(t,x) C(t,x)^{L-1} dx,  C(t,x) = int_{-inf}^x phi(x') l(t,x') dx'.
+// The cell integrals of C use 4-point Gauss-Legendre (C is an indefinite integral, so a plain
+// cumulative trapezoid would be only O(h^2)); 1 - C = (1 - L0) + int_x^inf phi l keeps log C
+// accurate for large L. Softmax: l = Lambda_{r^2}(t e^{mx}), l1 = e^{mx + r^2/2}
+// Lambda_{r^2}(t e^{mx + r^2}); softplus: trapezoid in xi.
+void max_normalised_B_inf_x(Activation act, double m, double r, const std::vector<int>& lengths,
+                            const PopulationAccuracy& acc, std::vector<ABDetail>& out) {
+  const double am = std::abs(m);
+  const double q = m * m + r * r;
+  const double sq = std::sqrt(q);
+  const int Lmax = max_length(lengths);
+  const double tilt = act == Activation::Softmax ? m : 0.0;  // phi(x) e^{m x} peaks at x = m
+  const double xlo = -acc.x_tail + std::min(0.0, tilt), xhi = acc.x_tail + std::max(0.0, tilt);
+  const double hx = std::min(acc.h_x, acc.steep / std::max(am, 1e-300));
+  Grid xg = make_grid(xlo, xhi, hx);
+  const int nx = xg.n;
+  const Rule1D& gl = gauss_legendre(4);
+  // all evaluation abscissae: node k at index 5k, GL points at 5k+1..5k+4
+  std::vector<double> xs(5 * nx), ws(5 * nx, 0.0);
+  for (int k = 0; k < nx; ++k) {
+    xs[5 * k] = xg.at(k);
+    ws[5 * k] = 0.0;
+    for (int g = 0; g < 4; ++g) {
+      const double x = xg.at(k) + 0.5 * hx * (1.0 + gl.x[g]);
+      xs[5 * k + 1 + g] = x;
+      ws[5 * k + 1 + g] = k + 1 < nx ? 0.5 * hx * gl.w[g] * norm_pdf(x) : 0.0;
+    }
+  }
+  const double typical = act == Activation::Softmax ? m * tilt + 0.5 * q : log_mean_a(act, 0, q);
+  const double t_lo = -std::log(double(Lmax)) - std::max(typical, 0.0) - acc.tail;
+  const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq - am) + 1.0;
+  Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
+  // xi-smoothing
+  std::unique_ptr<LambdaTable> lam;
+  Grid xig;
+  std::vector<double> xiw;
+  if (r > 0 && act == Activation::Softmax) {
+    const double span = am * (std::abs(xlo) + std::abs(xhi)) + r * r + 2.0;
+    lam.reset(new LambdaTable(r, tg.at(0) - span, tg.at(tg.n - 1) + span, acc));
+  } else if (r > 0) {
+    const double hxi = std::min(acc.h_x, acc.steep / r);
+    xig = make_grid(-acc.x_tail, acc.x_tail, hxi);
+    xiw.resize(xig.n);
+    for (int k = 0; k < xig.n; ++k) xiw[k] = hxi * norm_pdf(xig.at(k));
+  }
+  // l, 1 - l, l1 at (tau, x)
+  auto ell = [&](double tau, double x, double& l0, double& cl0, double& l1) {
+    const double t = std::exp(tau);
+    if (r == 0.0) {
+      const double av = act_a(act, m * x);
+      const double ua = t * av;
+      l0 = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
+      cl0 = ua < 0.5 ? -std::expm1(-ua) : 1.0 - l0;
+      l1 = av * l0;
+    } else if (lam) {
+      double lv, lc, lv1, lc1;
+      lam->eval(tau + m * x, lv, lc);
+      l0 = std::exp(lv);
+      cl0 = std::exp(lc);
+      lam->eval(tau + m * x + r * r, lv1, lc1);
+      l1 = std::exp(m * x + 0.5 * r * r + lv1);
+    } else {
+      double s0 = 0, c0 = 0, s1 = 0;
+      for (int k = 0; k < xig.n; ++k) {
+        const double av = act_a(act, m * x + r * xig.at(k));
+        const double ua = t * av;
+        const double e = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
+        s0 += xiw[k] * e;
+        c0 += xiw[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
+        s1 += xiw[k] * av * e;
+      }
+      l0 = s0;
+      cl0 = c0;
+      l1 = s1;
+    }
+  };
+  std::vector<double> Bs(lengths.size(), 0.0);
+  std::vector<double> cellv(nx, 0.0), upper(nx + 1, 0.0), base(nx), logC(nx);
+  for (int i = 0; i < tg.n; ++i) {
+    const double tau = tg.at(i);
+    double c_all = 0.0;
+    for (int k = 0; k < nx; ++k) {
+      double l0, cl0, l1;
+      ell(tau, xs[5 * k], l0, cl0, l1);
+      base[k] = norm_pdf(xs[5 * k]) * l1;
+      double cv = 0.0;
+      if (k + 1 < nx)
+        for (int g = 0; g < 4; ++g) {
+          ell(tau, xs[5 * k + 1 + g], l0, cl0, l1);
+          cv += ws[5 * k + 1 + g] * l0;
+          c_all += ws[5 * k + 1 + g] * cl0;
+        }
+      cellv[k] = cv;
+    }
+    upper[nx - 1] = 0.0;
+    for (int k = nx - 2; k >= 0; --k) upper[k] = upper[k + 1] + cellv[k];
+    double lower = 0.0;  // C(t, x_k)
+    for (int k = 0; k < nx; ++k) {
+      if (k > 0) lower += cellv[k - 1];
+      const double oneminus = c_all + upper[k];  // 1 - C(t, x_k)
+      logC[k] = oneminus < 0.5 ? std::log1p(-oneminus) : std::log(lower);
+    }
+    const double t = std::exp(tau);
+    for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
+      const int L = lengths[jl];
+      double sum = 0.0;
+      for (int k = 0; k < nx; ++k)
+        if (base[k] > 0.0) sum += base[k] * powlog(logC[k], L - 1);
+      Bs[jl] += t * sum * hx;
+    }
+  }
+  for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
+    const int L = lengths[jl];
+    out[jl].B = L == 1 ? 1.0 : Bs[jl] * tg.h * L;
+    out[jl].cB = 1.0 - out[jl].B;
+  }
+}
+
+// Max-SLR at nu = inf, normalised activation, q > m^2: with Y = sqrt(q) Z, X = c Z + s eta,
+// C(t, x0) = E_Z[e^{-t a} Phi((x0 - cZ)/s)], and the eps* token density in x0,
+// B = L int dt int dx0 E_Z[a e^{-ta} phi((x0 - cZ)/s)/s] C(t, x0)^{L-1}.
+void max_normalised_B_inf_smooth(Activation act, double m, double q,
+                                 const std::vector<int>& lengths, const PopulationAccuracy& acc,
+                                 std::vector<ABDetail>& out) {
+  const double sq = std::sqrt(q);
+  const double c = m / sq;
+  const double s = std::sqrt(std::max(0.0, 1.0 - c * c));
+  const int Lmax = max_length(lengths);
+  const double tilt = act == Activation::Softmax ? sq : 0.0;
+  const double zlo = -acc.x_tail + std::min(0.0, tilt), zhi = acc.x_tail + std::max(0.0, tilt);
+  const double hz = std::min({acc.h_x, acc.steep / sq, acc.steep * s / std::max(std::abs(c), 1e-300)});
+  Grid zg = make_grid(zlo, zhi, hz);
+  const double x_ext = acc.x_tail + 2.0;
+  const double h0 = std::min(acc.h_x, acc.steep * s);
+  Grid xg = make_grid(-x_ext - std::abs(c) * tilt, x_ext + std::abs(c) * tilt, h0);
+  const double t_lo = -std::log(double(Lmax)) - log_mean_a(act, 0.0, q) - acc.tail -
+                      (act == Activation::Softmax ? 0.5 * q : 0.0);
+  const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
+  Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
+  const int nz = zg.n, nx = xg.n, nt = tg.n;
+  std::vector<double> w(nz), a(nz);
+  for (int k = 0; k < nz; ++k) {
+    w[k] = hz * norm_pdf(zg.at(k));
+    a[k] = act_a(act, sq * zg.at(k));
+  }
+  Eigen::MatrixXd S0(nt, nz), S1(nt, nz);
+  std::vector<double> cL0(nt);
+  for (int i = 0; i < nt; ++i) {
+    const double t = std::exp(tg.at(i));
+    double cs = 0;
+    for (int k = 0; k < nz; ++k) {
+      const double ua = t * a[k];
+      const double e = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
+      S0(i, k) = w[k] * e;
+      S1(i, k) = w[k] * a[k] * e;
+      cs += w[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
+    }
+    cL0[i] = cs;
+  }
+  Eigen::MatrixXd Kc(nz, nx), Kcb(nz, nx), Kd(nz, nx);
+  for (int j = 0; j < nx; ++j)
+    for (int k = 0; k < nz; ++k) {
+      const double r = (xg.at(j) - c * zg.at(k)) / s;
+      Kc(k, j) = norm_cdf(r);
+      Kcb(k, j) = norm_cdf(-r);
+      Kd(k, j) = norm_pdf(r) / s;
+    }
+  Eigen::MatrixXd C = S0 * Kc, Cb = S0 * Kcb, D1 = S1 * Kd;
+  for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
+    const int L = lengths[jl];
+    if (L == 1) {
+      out[jl].B = 1.0;
+      out[jl].cB = 0.0;
+      continue;
+    }
+    double B = 0;
+    for (int j = 0; j < nx; ++j)
+      for (int i = 0; i < nt; ++i) {
+        const double om = cL0[i] + Cb(i, j);  // 1 - C
+        const double lc = om < 0.5 ? std::log1p(-om) : std::log(C(i, j));
+        B += std::exp(tg.at(i)) * D1(i, j) * powlog(lc, L - 1);
+      }
+    out[jl].B = B * tg.h * xg.h * L;
+    out[jl].cB = 1.0 - out[jl].B;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Max-SLR: density of chi*_{eps*} (§7a, element-wise max-SLR), on the grid x = lo + h i:
+// f_L(x) = L phi(x) e^{nu x} int_0^inf e^{-t e^{nu x}} Lambda_{nu^2}(t)^{L-1} dt (finite nu),
+// L phi(x) Phi(x)^{L-1} (nu = inf), phi(x) (nu = 0). Cached per (nu, L, accuracy).
+struct TiltDensity {
+  Grid x;
+  std::vector<double> f;  // density values; sum f h = 1
+};
+
+std::shared_ptr<const TiltDensity> compute_tilt_density(double nu, int L,
+                                                        const PopulationAccuracy& acc) {
+  auto D = std::make_shared<TiltDensity>();
+  const double hx = 0.02 * acc.h_x / 0.1;
+  D->x = make_grid(-acc.x_tail - 1.0, acc.x_tail + 1.0, hx);
+  const int nx = D->x.n;
+  D->f.resize(nx);
+  if (nu == 0.0 || L == 1) {
+    for (int k = 0; k < nx; ++k) D->f[k] = norm_pdf(D->x.at(k));
+  } else if (std::isinf(nu)) {
+    for (int k = 0; k < nx; ++k) {
+      const double x = D->x.at(k);
+      const double lPhi = x < 0 ? log_norm_cdf(x) : std::log1p(-norm_cdf(-x));
+      D->f[k] = std::exp(std::log(double(L)) + std::log(norm_pdf(x)) + (L - 1) * lPhi);
+    }
+  } else {
+    const double q = nu * nu;
+    const double lo = -std::log(double(L)) - 1.5 * q - acc.tail;
+    const double hi = std::log(acc.tail) + nu * (acc.x_tail + 1.0) + 1.0;
+    Grid tau = make_grid(lo, hi, acc.h_tau);
+    LapTable T = laplace_table(Activation::Softmax, 0.0, q, tau, acc);
+    std::vector<double> lt(tau.n);
+    for (int i = 0; i < tau.n; ++i) lt[i] = tau.at(i) + (L - 1) * T.logL0[i];
+    for (int k = 0; k < nx; ++k) {
+      const double x = D->x.at(k);
+      const double enx = nu * x;
+      // K(x) = int exp(tau - e^{tau + nu x} + (L-1) log L0) dtau; f = L phi e^{nu x} K.
+      double s = 0.0;
+      for (int i = 0; i < tau.n; ++i) {
+        const double ea = std::exp(tau.at(i) + enx);
+        if (ea > kExpUnderflow) break;
+        s += std::exp(lt[i] + enx - ea);
+      }
+      D->f[k] = L * norm_pdf(x) * s * tau.h;
+    }
+  }
+  return D;
+}
+
+std::mutex g_cache_mutex;
+std::map<std::tuple<double, int, double, double, double, double, double>,
+         std::shared_ptr<const TiltDensity>>
+    g_tilt_cache;
+
+std::shared_ptr<const TiltDensity> tilt_density(double nu, int L, const PopulationAccuracy& acc) {
+  auto key = std::make_tuple(nu, L, acc.h_tau, acc.h_x, acc.steep, acc.tail, acc.x_tail);
+  {
+    std::lock_guard<std::mutex> lock(g_cache_mutex);
+    auto it = g_tilt_cache.find(key);
+    if (it != g_tilt_cache.end()) return it->second;
+  }
+  auto D = compute_tilt_density(nu, L, acc);
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  if (g_tilt_cache.size() > 256) g_tilt_cache.clear();
+  g_tilt_cache[key] = D;
+  return D;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Element-wise activations (§3.8): a(y) = 1 + y (linear), 1 + erf(b + y) (erf).
+// E[a(Y)] and E[a(Y)^2] for Y ~ N(mu, q), closed forms. For erf:
+// E[erf(c + sZ)] = erf(c / sqrt(1 + 2 s^2)),
+// E[erf(c + sZ)^2] = 1 - 8 T(sqrt(2) c / sqrt(1 + 2 s^2), 1 / sqrt(1 + 4 s^2)) (Owen's T).
+double ew_mean(Activation act, double b, double mu, double q) {
+  if (act == Activation::Linear) return 1.0 + mu;
+  return std::erfc(-(b + mu) / std::sqrt(1.0 + 2.0 * q));  // 1 + erf, without cancellation
+}
+// E[(1 + erf(b + Y))^2] = E[erfc(-(b + Y))^2] by a trapezoid rule in x (Y = mu + sqrt(q) x):
+// all terms positive, so it stays accurate when 1 + erf is tiny (b << 0), unlike the Owen-T form
+// 1 + 2 E[erf] + (1 - 8 T(.,.)).
+double ew_second(Activation act, double b, double mu, double q, const PopulationAccuracy& acc) {
+  if (act == Activation::Linear) return (1.0 + mu) * (1.0 + mu) + q;
+  if (q == 0.0) {
+    const double e = std::erfc(-(b + mu));
+    return e * e;
+  }
+  const double sq = std::sqrt(q);
+  const double hx = std::min(acc.h_x, acc.steep / (kSqrt2 * sq));
+  Grid xg = make_grid(-acc.x_tail, acc.x_tail, hx);
+  double s = 0.0;
+  for (int k = 0; k < xg.n; ++k) {
+    const double x = xg.at(k);
+    const double e = std::erfc(-(b + mu + sq * x));
+    s += norm_pdf(x) * e * e;
+  }
+  return s * hx;
+}
+
+ABDetail elementwise_AB(const PopulationSetting& set, int L, double m, double q,
+                        const PopulationAccuracy& acc) {
+  ABDetail r;
+  r.cA = r.cB = kNaN;
+  const double b = set.erf_b;
+  if (set.task == Task::Spiked) {
+    const double mu_s = m * std::sqrt(set.nu);
+    r.A = ew_second(set.activation, b, mu_s, q, acc) +
+          (L - 1) * ew_second(set.activation, b, 0.0, q, acc);
+    r.B = ew_mean(set.activation, b, mu_s, q);
+  } else {
+    r.A = L * ew_second(set.activation, b, 0.0, q, acc);
+    return r;  // B filled by the caller (needs the tilt density)
+  }
+  return r;
+}
+
+// B for element-wise max-SLR: int f_L(x) E_xi[a(m x + r xi)] dx, r^2 = q - m^2.
+double elementwise_max_B(const PopulationSetting& set, int L, double m, double q,
+                         const PopulationAccuracy& acc) {
+  auto D = tilt_density(set.nu, L, acc);
+  const double r2 = std::max(0.0, q - m * m);
+  double s = 0.0;
+  if (set.activation == Activation::Linear) {
+    for (int k = 0; k < D->x.n; ++k) s += D->f[k] * (1.0 + m * D->x.at(k));
+  } else {
+    const double scale = 1.0 / std::sqrt(1.0 + 2.0 * r2);
+    for (int k = 0; k < D->x.n; ++k)
+      s += D->f[k] * std::erfc(-(set.erf_b + m * D->x.at(k)) * scale);
+  }
+  return s * D->x.h;
+}
+
+void check_overlaps(double m_k, double q_k) {
+  if (!std::isfinite(m_k) || !std::isfinite(q_k))
+    throw std::invalid_argument("SLR population: m_k and q_k must be finite");
+  if (q_k < m_k * m_k * (1.0 - 1e-12) - 1e-300)
+    throw std::invalid_argument("SLR population: q_k must be >= m_k^2");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q_k,
+                              const PopulationAccuracy& acc) {
+  check_lengths(set.lengths);
+  check_nu(set.task, set.nu);
+  check_overlaps(m_k, q_k);
+  if (!std::isfinite(set.erf_b)) throw std::invalid_argument("SLR population: erf b must be finite");
+  q_k = std::max(q_k, m_k * m_k);
+  const std::vector<int>& Ls = set.lengths;
+  std::vector<ABDetail> per(Ls.size());
+  if (!normalised(set.activation)) {
+    for (std::size_t j = 0; j < Ls.size(); ++j) {
+      per[j] = elementwise_AB(set, Ls[j], m_k, q_k, acc);
+      if (set.task == Task::Max) per[j].B = elementwise_max_B(set, Ls[j], m_k, q_k, acc);
+    }
+  } else if (q_k == 0.0) {
+    // s is uniform: A = B = 1/L.
+    for (std::size_t j = 0; j < Ls.size(); ++j) {
+      per[j].A = per[j].B = 1.0 / Ls[j];
+      per[j].cA = per[j].cB = 1.0 - 1.0 / Ls[j];
+    }
+  } else if (set.task == Task::Spiked) {
+    per = spiked_normalised(set.activation, m_k * std::sqrt(set.nu), q_k, Ls, acc);
+  } else {
+    max_normalised_A(set.activation, q_k, Ls, acc, per);
+    if (set.nu == 0.0) {
+      for (std::size_t j = 0; j < Ls.size(); ++j) {
+        per[j].B = 1.0 / Ls[j];
+        per[j].cB = 1.0 - per[j].B;
+      }
+    } else if (std::isinf(set.nu)) {
+      // X-representation (exact at q = m^2; softmax via Lambda_{r^2}); softplus with a large
+      // key noise r uses the Y-representation instead (its xi-average would be costly).
+      double r2 = q_k - m_k * m_k;
+      if (r2 <= 1e-14 * std::max(1.0, q_k)) r2 = 0.0;
+      const double s_eta2 = r2 / q_k;
+      if (m_k == 0.0)
+        for (std::size_t j = 0; j < Ls.size(); ++j) {
+          per[j].B = 1.0 / Ls[j];  // s independent of the location
+          per[j].cB = 1.0 - per[j].B;
+        }
+      else if (set.activation == Activation::Softmax || s_eta2 < 0.0625)
+        max_normalised_B_inf_x(set.activation, m_k, std::sqrt(r2), Ls, acc, per);
+      else
+        max_normalised_B_inf_smooth(set.activation, m_k, q_k, Ls, acc, per);
+    } else {
+      PopulationAccuracy a2 = acc;
+      a2.h_tau *= acc.coarse_2d;
+      a2.h_x *= acc.coarse_2d;
+      a2.steep *= acc.coarse_2d;
+      max_normalised_B_finite(set.activation, set.nu, m_k, q_k, Ls, a2, per);
+    }
+  }
+  ABDetail r;
+  r.A = r.B = r.cA = r.cB = 0.0;
+  for (const auto& p : per) {
+    r.A += p.A;
+    r.B += p.B;
+    r.cA += p.cA;
+    r.cB += p.cB;
+  }
+  const double n = static_cast<double>(per.size());
+  r.A /= n;
+  r.B /= n;
+  r.cA /= n;
+  r.cB /= n;
+  return r;
+}
+
+AB population_AB(const PopulationSetting& set, double m_k, double q_k,
+                 const PopulationAccuracy& acc) {
+  ABDetail d = population_AB_detail(set, m_k, q_k, acc);
+  AB r;
+  r.A = d.A;
+  r.B = d.B;
+  return r;
+}
+
+AB population_AB(const PopulationSetting& set, double m_k, double q_k) {
+  return population_AB(set, m_k, q_k, PopulationAccuracy{});
+}
+
+double population_risk(const PopulationSetting& set, double m_k, double q_k, double m_v,
+                       double q_v) {
+  if (!std::isfinite(m_v) || !std::isfinite(q_v) || q_v < m_v * m_v * (1.0 - 1e-12) - 1e-300)
+    throw std::invalid_argument("SLR population: need finite m_v, q_v with q_v >= m_v^2");
+  AB ab = population_AB(set, m_k, q_k);
+  return 1.0 - 2.0 * m_v * ab.B + q_v * ab.A;  // (S7)
+}
+
+double risk_optimal_v(const ABDetail& ab) {
+  // The complement form only helps when A is near 1 (small risks); for small A it would
+  // amplify the absolute error of 1 - A.
+  if (std::isfinite(ab.cA) && std::isfinite(ab.cB) && ab.A >= 0.5) {
+    // (S8) 1 - B^2/A = [(1 - B)(1 + B) - (1 - A)] / A
+    return (ab.cB * (1.0 + ab.B) - ab.cA) / ab.A;
+  }
+  return 1.0 - ab.B * ab.B / ab.A;
+}
+
+double bayes_risk(Task task, const std::vector<int>& lengths, double nu,
+                  const PopulationAccuracy& acc) {
+  check_lengths(lengths);
+  check_nu(task, nu);
+  if (task == Task::Max && std::isinf(nu)) return 0.0;
+  // (S9) E_Bayes = 1 - E sum p^2 = 1 - A of softmax with chi = c_nu chi*:
+  // spiked: (S28) with mu_s = nu, q = nu; max: q = nu^2.
+  PopulationSetting s;
+  s.task = task;
+  s.lengths = lengths;
+  s.nu = nu;
+  s.activation = Activation::Softmax;
+  const double c = c_nu(task, nu);
+  ABDetail d = population_AB_detail(s, c, c * c, acc);
+  return d.cA;
+}
+
+double bayes_risk(Task task, const std::vector<int>& lengths, double nu) {
+  return bayes_risk(task, lengths, nu, PopulationAccuracy{});
+}
+
+double bayes_risk_via_B(Task task, const std::vector<int>& lengths, double nu,
+                        const PopulationAccuracy& acc) {
+  check_lengths(lengths);
+  check_nu(task, nu);
+  PopulationSetting s;
+  s.task = task;
+  s.lengths = lengths;
+  s.nu = nu;
+  s.activation = Activation::Softmax;
+  const double c = c_nu(task, nu);
+  if (task == Task::Max && std::isinf(nu)) return 0.0;
+  return population_AB_detail(s, c, c * c, acc).cB;
+}
+
+double max_mu1(int L, double nu, const PopulationAccuracy& acc) {
+  if (L < 1) throw std::invalid_argument("max_mu1: L must be >= 1");
+  check_nu(Task::Max, nu);
+  auto D = tilt_density(nu, L, acc);
+  double s = 0.0;
+  for (int k = 0; k < D->x.n; ++k) s += D->f[k] * D->x.at(k);
+  return s * D->x.h;
+}
+
+LinearOptimum linear_closed_form(Task task, const std::vector<int>& lengths, double nu,
+                                 const PopulationAccuracy& acc) {
+  check_lengths(lengths);
+  check_nu(task, nu);
+  double Lbar = 0.0;
+  for (int L : lengths) Lbar += L;
+  Lbar /= lengths.size();
+  LinearOptimum r;
+  if (task == Task::Spiked) {
+    // (S10) with L -> E[L]: m_k = sqrt(nu)(L-1)/L; A = L + 2 m sqrt(nu) + m^2 (L + nu), B = 1 + m sqrt(nu).
+    r.m_k = std::sqrt(nu) * (Lbar - 1.0) / Lbar;
+    const double A = Lbar + 2 * r.m_k * std::sqrt(nu) + r.m_k * r.m_k * (Lbar + nu);
+    const double B = 1 + r.m_k * std::sqrt(nu);
+    r.m_v = B / A;
+    r.risk = Lbar * (Lbar - 1.0) / (Lbar * Lbar + nu * (Lbar - 1.0));
+  } else {
+    // (S12): mu_1 = nu E_Bayes (finite nu, Stein) or E[max of L Gaussians] (nu = inf).
+    double mu = 0.0;
+    for (int L : lengths) {
+      if (std::isinf(nu))
+        mu += max_mu1(L, nu, acc);
+      else
+        mu += nu * bayes_risk(task, {L}, nu, acc);
+    }
+    mu /= lengths.size();
+    r.m_k = mu;
+    r.m_v = 1.0 / Lbar;
+    r.risk = 1.0 - (1.0 + mu * mu) / Lbar;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Optimisation (§3.4).
+namespace {
+
+// Brent's minimiser on [a, b] (golden section + parabolic steps), x tolerance tol.
+double brent_min(const std::function<double(double)>& f, double a, double b, double tol,
+                 double& fx_out, double x0 = kNaN, double f0 = kNaN) {
+  const double cgold = 0.3819660112501051;
+  double x = std::isnan(x0) ? a + cgold * (b - a) : x0;
+  double w = x, v = x;
+  double fx = std::isnan(f0) ? f(x) : f0;
+  double fw = fx, fv = fx;
+  double d = 0.0, e = 0.0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const double xm = 0.5 * (a + b);
+    const double tol1 = tol + 1e-10 * std::abs(x), tol2 = 2.0 * tol1;
+    if (std::abs(x - xm) <= tol2 - 0.5 * (b - a)) break;
+    if (std::abs(e) > tol1) {
+      double r = (x - w) * (fx - fv);
+      double q = (x - v) * (fx - fw);
+      double p = (x - v) * q - (x - w) * r;
+      q = 2.0 * (q - r);
+      if (q > 0.0) p = -p;
+      q = std::abs(q);
+      const double etemp = e;
+      e = d;
+      if (std::abs(p) >= std::abs(0.5 * q * etemp) || p <= q * (a - x) || p >= q * (b - x)) {
+        e = (x >= xm) ? a - x : b - x;
+        d = cgold * e;
+      } else {
+        d = p / q;
+        const double u = x + d;
+        if (u - a < tol2 || b - u < tol2) d = xm - x >= 0 ? tol1 : -tol1;
+      }
+    } else {
+      e = (x >= xm) ? a - x : b - x;
+      d = cgold * e;
+    }
+    const double u = std::abs(d) >= tol1 ? x + d : x + (d >= 0 ? tol1 : -tol1);
+    const double fu = f(u);
+    if (fu <= fx) {
+      if (u >= x) a = x; else b = x;
+      v = w; fv = fw;
+      w = x; fw = fx;
+      x = u; fx = fu;
+    } else {
+      if (u < x) a = u; else b = u;
+      if (fu <= fw || w == x) {
+        v = w; fv = fw;
+        w = u; fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u; fv = fu;
+      }
+    }
+  }
+  fx_out = fx;
+  return x;
+}
+
+// Scan f on the points xs, then Brent on the bracket around the best point. Returns argmin.
+double scan_then_brent(const std::function<double(double)>& f, const std::vector<double>& xs,
+                       double tol, double& fbest, bool& at_upper, bool& at_lower) {
+  std::vector<double> fs(xs.size());
+  std::size_t ib = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    fs[i] = f(xs[i]);
+    if (fs[i] < fs[ib]) ib = i;
+  }
+  const double lo = xs[ib == 0 ? 0 : ib - 1];
+  const double hi = xs[ib + 1 < xs.size() ? ib + 1 : ib];
+  double fx;
+  double x = brent_min(f, lo, hi, tol, fx, xs[ib], fs[ib]);
+  if (fs[ib] < fx) {
+    x = xs[ib];
+    fx = fs[ib];
+  }
+  fbest = fx;
+  at_upper = x >= xs.back() - 2.0 * tol;
+  at_lower = x <= xs.front() + 2.0 * tol;
+  return x;
+}
+
+}  // namespace
+
+PopulationOptimum optimise_population(const PopulationSetting& set_in, const OptimiseOptions& opt) {
+  check_lengths(set_in.lengths);
+  check_nu(set_in.task, set_in.nu);
+  if (opt.dq_k < 0 || !std::isfinite(opt.dq_k))
+    throw std::invalid_argument("optimise_population: dq_k must be >= 0");
+  if (opt.fix_m_k && (!std::isfinite(opt.m_k)))
+    throw std::invalid_argument("optimise_population: m_k must be finite");
+  PopulationSetting set = set_in;
+  const bool is_erf = set.activation == Activation::Erf;
+  double m_max = opt.m_k_max;
+  if (!(m_max > 0)) m_max = std::isinf(set.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(set.task, set.nu));
+  int evals = 0;
+  // Expensive (A, B) evaluations are first bracketed with a coarse quadrature, then polished.
+  const bool expensive = normalised(set.activation) && set.task == Task::Max && set.nu > 0;
+  PopulationAccuracy acc = expensive ? PopulationAccuracy::coarse() : opt.acc;
+  auto risk_at = [&](double m, double b) {
+    set.erf_b = b;
+    ABDetail d = population_AB_detail(set, m, m * m + opt.dq_k, acc);
+    ++evals;
+    return risk_optimal_v(d);
+  };
+  bool b_cap = false;
+  // Risk at m (optimal v, and optimal b for erf unless fixed); returns the b used.
+  auto risk_m = [&](double m, double& b_used) {
+    if (!is_erf || opt.fix_b) {
+      b_used = set_in.erf_b;
+      return risk_at(m, b_used);
+    }
+    std::vector<double> bs;
+    for (int i = -8; i <= 8; ++i) bs.push_back(opt.b_max * i / 8.0);
+    double fb;
+    bool up, lo;
+    b_used = scan_then_brent([&](double b) { return risk_at(m, b); }, bs, opt.tol, fb, up, lo);
+    b_cap = up || lo;
+    return fb;
+  };
+  double m_best = opt.m_k, b_best = set_in.erf_b;
+  bool m_cap = false;
+  if (!opt.fix_m_k) {
+    // Starts of §3.4 (0.3, 1, 2, 4) within a scan of [0, m_max], then Brent.
+    std::vector<double> grid;
+    const std::vector<double> cheap{0.0, 0.1, 0.3, 0.6, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0};
+    const std::vector<double> costly{0.0, 0.3, 1.0, 2.0, 4.0, 7.0};
+    for (double m : expensive ? costly : cheap)
+      if (m < m_max * (1.0 - 1e-9)) grid.push_back(m);
+    for (double m = 12.0; m < m_max * (1.0 - 1e-9); m *= 1.6) grid.push_back(m);
+    grid.push_back(m_max);
+    double fb, b_dummy;
+    bool up, lo;
+    m_best = scan_then_brent([&](double m) { return risk_m(m, b_dummy); }, grid,
+                             expensive ? 1e-3 : opt.tol, fb, up, lo);
+    m_cap = m_best >= m_max * (1.0 - 1e-4);
+    if (expensive && !m_cap) {
+      // polish with the full accuracy in a narrow bracket around the coarse optimum
+      acc = opt.acc;
+      const double w = 0.03 * std::max(1.0, m_best);
+      const double lo_m = std::max(0.0, m_best - w), hi_m = std::min(m_max, m_best + w);
+      double f0 = risk_m(m_best, b_dummy);
+      double fx;
+      double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m, opt.tol, fx,
+                           m_best, f0);
+      m_best = x;
+      m_cap = m_best >= m_max * (1.0 - 1e-4);
+    }
+  }
+  acc = opt.acc;
+  double r_best = risk_m(m_best, b_best);
+  (void)r_best;
+  // Final evaluation at the optimum (fills A, B).
+  set.erf_b = b_best;
+  ABDetail d = population_AB_detail(set, m_best, m_best * m_best + opt.dq_k, opt.acc);
+  ++evals;
+  PopulationOptimum res;
+  res.m_k = m_best;
+  res.q_k = m_best * m_best + opt.dq_k;
+  res.A = d.A;
+  res.B = d.B;
+  res.m_v = d.B / d.A;
+  res.q_v = res.m_v * res.m_v;
+  res.erf_b = b_best;
+  res.risk = risk_optimal_v(d);
+  res.m_k_at_cap = m_cap;
+  res.b_at_cap = is_erf && !opt.fix_b && b_cap;
+  res.evaluations = evals;
+  return res;
+}
+
+void clear_population_caches() {
+  std::lock_guard<std::mutex> lock(g_cache_mutex);
+  g_tilt_cache.clear();
+}
+
+}  // namespace slr
+}  // namespace saddle

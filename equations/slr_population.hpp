@@ -1,0 +1,103 @@
+// SLR at population level (spec slr.md §3, §7a): the expectations A = E[sum_l s_l^2] and
+// B = E[s_{eps*}] of (S7) for the four activations, the Bayes risk (S9), the closed forms of §3.6,
+// and the optimisation of the risk over the key/value overlaps (§3.4).
+//
+// Every L-dimensional expectation is reduced to 1-D (or, for the max-SLR B of a normalised
+// activation at finite nu, 2-D) integrals by the Laplace identities of §7a, (S26)-(S30), so the
+// cost does not depend on L: the length enters only as an exponent (L-1) log L0 in log space.
+// Element-wise activations decouple across tokens (§3.8): spiked-SLR closed forms / 1-D sums,
+// max-SLR through the density of chi*_{eps*} (one 1-D Laplace integral per x, cached per (nu, L)).
+//
+// The basic declarations (PopulationSetting, AB, population_AB, population_risk, bayes_risk) are
+// in equations/slr_model.hpp; this header adds accuracy control, the complements 1-A, 1-B (used to
+// keep small risks accurate), and the optimiser.
+#pragma once
+#include <vector>
+
+#include "equations/slr_model.hpp"
+
+namespace saddle {
+namespace slr {
+
+// Quadrature resolution of the §7a reductions. Defaults reach ~1e-10 relative on A, B (the tests
+// compare with refine = 2). All grids are trapezoid rules, exponentially convergent here.
+struct PopulationAccuracy {
+  double h_tau = 0.25;      // step of the log-Laplace variable tau = log t (and log u)
+  double h_x = 0.1;         // largest step of a Gaussian variable (x in N(0,1) units)
+  double steep = 0.25;      // h_x * (steepness of the activation in x) is kept below this
+  double tail = 30.0;       // Laplace integrals truncated where the integrand is < e^-tail
+  double x_tail = 10.0;     // Gaussian variables truncated at +- x_tail standard deviations
+  double coarse_2d = 1.6;   // the 2-D max-SLR B (S30) uses h_tau, h_x, steep times this factor
+  // All steps divided by `factor`, tails widened (for refinement tests).
+  PopulationAccuracy refined(double factor) const;
+  // A cheap setting (~1e-6) for bracketing in the optimiser.
+  static PopulationAccuracy coarse();
+};
+
+// A, B and, for normalised activations, the complements cA = 1 - A, cB = 1 - B computed without
+// cancellation ((S28) and its analogue for B); NaN for element-wise activations.
+struct ABDetail {
+  double A = 0.0;
+  double B = 0.0;
+  double cA = 0.0;
+  double cB = 0.0;
+};
+
+// (S7) A and B at (m_k, q_k), q_k >= m_k^2 (tolerance 1e-12 relative), averaged over the length law.
+// Throws std::invalid_argument on bad input (nu < 0, nu = inf in spiked, q_k < m_k^2, L < 1).
+ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q_k,
+                              const PopulationAccuracy& acc);
+AB population_AB(const PopulationSetting& set, double m_k, double q_k,
+                 const PopulationAccuracy& acc);
+
+// (S8): min over v of (S7), 1 - B^2/A, formed as [(1-B)(1+B) - (1-A)]/A when the complements are
+// available (no cancellation for small risks).
+double risk_optimal_v(const ABDetail& ab);
+
+// (S9) Bayes risk with explicit accuracy; also the second (Nishimori) form 1 - E[p_{eps*}].
+double bayes_risk(Task task, const std::vector<int>& lengths, double nu,
+                  const PopulationAccuracy& acc);
+double bayes_risk_via_B(Task task, const std::vector<int>& lengths, double nu,
+                        const PopulationAccuracy& acc);
+
+// (S11) mu_1(L) = E[sum_l p_l chi*_l] in max-SLR (nu = inf: E[max of L N(0,1)]), computed as the
+// mean of the density of chi*_{eps*} (independent of the Stein identity mu_1 = nu E_Bayes).
+double max_mu1(int L, double nu, const PopulationAccuracy& acc = {});
+
+// Closed forms of §3.6 for linear attention, optimal over (k, v) with q = m^2:
+// spiked (S10) with L -> E[L]; max (S12) with mu_1 -> E_L[mu_1(L)] and L -> E[L].
+struct LinearOptimum {
+  double m_k = 0.0;
+  double m_v = 0.0;
+  double risk = 0.0;
+};
+LinearOptimum linear_closed_form(Task task, const std::vector<int>& lengths, double nu,
+                                 const PopulationAccuracy& acc = {});
+
+// Optimisation of (S7) over (k, v) (§3.4): q_v = m_v^2, m_v = B/A, q_k = m_k^2 + dq_k, m_k in
+// [0, m_k_max] (several starts, then Brent), and b in [-b_max, b_max] for erf (nested Brent).
+struct OptimiseOptions {
+  bool fix_m_k = false;     // evaluate at m_k (no optimisation over the key)
+  double m_k = 0.0;
+  bool fix_b = false;       // erf: use set.erf_b instead of optimising it
+  double dq_k = 0.0;        // q_k - m_k^2 (the spec's observation: 0 is optimal)
+  double m_k_max = 0.0;     // <= 0: automatic, max(10, 2 c_nu) (10 at nu = inf)
+  double b_max = 8.0;
+  double tol = 1e-7;        // absolute tolerance on m_k and b
+  PopulationAccuracy acc{};
+};
+struct PopulationOptimum {
+  double m_k = 0.0, q_k = 0.0, m_v = 0.0, q_v = 0.0, erf_b = 0.0;
+  double A = 0.0, B = 0.0;
+  double risk = 0.0;
+  bool m_k_at_cap = false;  // optimum on the upper bound m_k_max (e.g. softmax, max-SLR, nu = inf)
+  bool b_at_cap = false;    // erf offset on +-b_max
+  int evaluations = 0;      // number of (A, B) evaluations
+};
+PopulationOptimum optimise_population(const PopulationSetting& set, const OptimiseOptions& opt);
+
+// Clears the internal caches (density of chi*_{eps*} per (nu, L)); for benchmarks.
+void clear_population_caches();
+
+}  // namespace slr
+}  // namespace saddle
