@@ -1,6 +1,236 @@
-// `saddle slr erm` (placeholder until the module lands).
+// `saddle slr erm`: replica-symmetric fixed point of ridge ERM in single-location regression
+// (spec slr.md §4), channel expectations by randomly shifted QMC (§7b), continuation in alpha
+// from an informed and/or uninformed start. One row per (L, nu, lambda, delta, activation, init,
+// alpha): mean over the R QMC replicates, with test_error_se their standard error.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "equations/slr_replica.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
 
 namespace saddle {
-void register_slr_erm(CLI::App& slr) {}
+namespace {
+
+struct ErmCli {
+  std::string task = "spiked", L = "2", nu = "2", lambda = "0.1", delta = "0",
+              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
+              out;
+  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
+  unsigned long long seed = 1;
+  double stall_accept = 2e-3;
+  SolverOptions solver;
+  std::string method;
+  ErmCli() {
+    slr::ReplicaCurveOptions d;
+    solver = d.solver;
+    stall_accept = d.stall_accept;
+  }
+};
+
+void run_erm(const ErmCli& o) {
+  using namespace slr;
+  SolverOptions opt = o.solver;
+  finish_solver_options(opt, o.method);
+  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
+  opt.stall_window = o.stall_window;
+  if (!(o.stall_accept > 0.0)) throw InputError("--stall-accept: must be > 0");
+  Task task;
+  try {
+    task = parse_task(o.task);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--task: ") + e.what());
+  }
+  VhatForm vhat;
+  try {
+    vhat = parse_vhat_form(o.vhat);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--vhat: ") + e.what());
+  }
+  SweepRules Lr;
+  Lr.integer = true;
+  Lr.min = 1;
+  Lr.max = replica::kMaxL;
+  SweepRules nur;
+  nur.min = 0.0;
+  nur.allow_inf = task == Task::Max;
+  SweepRules nonneg;
+  nonneg.min = 0.0;
+  SweepRules positive;
+  positive.min = 0.0;
+  positive.min_inclusive = false;
+  const auto Ls = parse_sweep(o.L, "L", Lr);
+  const auto nus = parse_sweep(o.nu, "nu", nur);
+  const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg);
+  const auto deltas = parse_sweep(o.delta, "delta", nonneg);
+  const auto alphas = parse_sweep(o.alpha, "alpha", positive);
+  const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
+  const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
+  std::vector<ReplicaInit> inits;
+  for (const auto& s : init_names)
+    inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);
+  if (o.points < 16) throw InputError("--points: must be >= 16");
+  if (o.replicates < 2) throw InputError("--replicates: must be >= 2 (error bars need R >= 2)");
+  if (o.grid1 < 3 || o.grid1 > 513) throw InputError("--grid1: must be in 3..513");
+  if (o.grid2 < 3 || o.grid2 > 41) throw InputError("--grid2: must be in 3..41");
+  if (o.starts < 1 || o.starts > 8) throw InputError("--starts: must be in 1..8");
+  // Validate every setting before any output.
+  std::vector<ReplicaSetting> settings;
+  for (double L : Ls)
+    for (double nu : nus)
+      for (double lambda : lambdas)
+        for (double delta : deltas)
+          for (const auto& a : acts) {
+            ReplicaSetting s;
+            s.task = task;
+            s.L = static_cast<int>(L);
+            s.nu = nu;
+            s.lambda = lambda;
+            s.delta = delta;
+            s.activation = parse_activation(a);
+            s.vhat = vhat;
+            s.n_points = o.points;
+            s.replicates = o.replicates;
+            s.seed = o.seed;
+            s.prox.grid1 = o.grid1;
+            s.prox.grid2 = o.grid2;
+            s.prox.n_starts = o.starts;
+            try {
+              validate(s);
+            } catch (const std::exception& e) {
+              throw InputError(e.what());
+            }
+            settings.push_back(s);
+          }
+
+  CsvTable table({"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
+                  "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
+                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
+                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
+                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
+                  "replicates", "stalled", "preferred", "coexist"});
+  table.setting("model",
+                "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
+                "train_error = E(y - f)^2 incl. Delta (§4.6)");
+  table.setting("vhat", to_string(vhat) +
+                            " (stein = (S20'), hessian = (S20)); both forms reported as columns");
+  table.setting("qmc", "Sobol, " + std::to_string(o.points) + " points x " +
+                           std::to_string(o.replicates) + " random shifts, seed " +
+                           std::to_string(o.seed) +
+                           "; one fixed point per replicate, values are means, *_se standard errors");
+  table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
+                            " starts=" + std::to_string(o.starts) + " then Newton");
+  table.setting("solver", describe(opt) + " stall_window=" + std::to_string(opt.stall_window) +
+                              " stall_accept=" + fmt(o.stall_accept));
+  table.setting("continuation",
+                "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
+                "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts");
+  table.setting("columns",
+                "converged=1 iff every replicate met tol or stalled (limit cycle, §4.5) with "
+                "residual <= stall_accept; stalled = number of stalled replicates (value = mean of "
+                "the last stall_window iterates); train_loss = objective (S13)/N at the RS "
+                "minimiser; preferred = lowest train_loss among converged inits; coexist = the "
+                "inits converged to test errors more than 4 s.e. + 1e-3 apart");
+
+  ReplicaCurveOptions copt;
+  copt.solver = opt;
+  copt.stall_accept = o.stall_accept;
+  for (const ReplicaSetting& s : settings) {
+    const auto pts = replica_curve(s, alphas, inits, copt);
+    // pts: for each init (in order), alphas ascending.
+    std::vector<double> sorted = alphas;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t na = sorted.size();
+    for (std::size_t k = 0; k < inits.size(); ++k)
+      for (std::size_t i = 0; i < na; ++i) {
+        const ReplicaPoint& p = pts[k * na + i];
+        // preferred / coexist among inits at this alpha
+        int best = -1;
+        double bestf = 0;
+        bool coexist = false;
+        for (std::size_t kk = 0; kk < inits.size(); ++kk) {
+          const ReplicaPoint& q = pts[kk * na + i];
+          if (!q.converged) continue;
+          if (best < 0 || q.mean[18] < bestf) {
+            best = static_cast<int>(kk);
+            bestf = q.mean[18];
+          }
+          if (kk != k && p.converged) {
+            const double d = std::abs(q.mean[16] - p.mean[16]);
+            if (d > 4.0 * std::hypot(q.se[16], p.se[16]) + 1e-3) coexist = true;
+          }
+        }
+        std::vector<std::string> row{to_string(task), std::to_string(s.L), fmt(s.nu),
+                                     fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
+                                     to_string(s.activation), to_string(p.init)};
+        for (int j = 0; j < 6; ++j) row.push_back(fmt(p.mean[j]));
+        for (int j = 6; j < 12; ++j) row.push_back(fmt(p.mean[j]));  // hats
+        row.push_back(fmt(p.mean[16]));
+        row.push_back(fmt(p.mean[17]));
+        row.push_back(p.converged ? "1" : "0");
+        row.push_back(std::to_string(p.iterations));
+        row.push_back(fmt(p.residual));
+        row.push_back(fmt(p.se[16]));
+        row.push_back(fmt(p.se[17]));
+        row.push_back(fmt(p.mean[18]));
+        row.push_back(fmt(p.se[18]));
+        for (int j = 12; j < 16; ++j) row.push_back(fmt(p.mean[j]));
+        row.push_back(std::to_string(s.replicates));
+        row.push_back(std::to_string(p.n_stalled));
+        row.push_back(best == static_cast<int>(k) ? "1" : "0");
+        row.push_back(coexist ? "1" : "0");
+        for (const auto& c : row)
+          if (c == "nan" || c == "inf" || c == "-inf")
+            throw std::runtime_error("internal error: non-finite value in the output");
+        table.add_row(row);
+      }
+  }
+  table.write_to(o.out);
+}
+
+}  // namespace
+
+void register_slr_erm(CLI::App& slr) {
+  auto o = std::make_shared<ErmCli>();
+  CLI::App* sub = slr.add_subcommand(
+      "erm", "Ridge ERM test/train error vs alpha: replica fixed point (spec slr.md §4, §7b)");
+  sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
+  sub->add_option("--L", o->L, "Number of tokens, 1..4 (sweepable)")->capture_default_str();
+  sub->add_option("--nu", o->nu, "Signal strength >= 0; inf allowed for max (sweepable)")
+      ->capture_default_str();
+  sub->add_option("--lambda", o->lambda, "Ridge lambda >= 0 (sweepable)")->capture_default_str();
+  sub->add_option("--delta", o->delta, "Noise variance Delta >= 0 (sweepable)")
+      ->capture_default_str();
+  sub->add_option("--alpha", o->alpha, "Sample ratio N/D > 0 (value, list, start:stop:count[:log])")
+      ->capture_default_str();
+  sub->add_option("--activation", o->activation, "softmax,linear (comma list)")
+      ->capture_default_str();
+  sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
+  sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
+      ->capture_default_str();
+  sub->add_option("--points", o->points, "QMC points per replicate (§7b)")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--replicates", o->replicates, "QMC random shifts R >= 2")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--seed", o->seed, "Seed of the random shifts")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--grid1", o->grid1, "Prox grid points, 1-D search")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--grid2", o->grid2, "Prox grid points per axis, 2-D search")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--starts", o->starts, "Newton starts from the best grid minima")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--stall-window", o->stall_window,
+                  "Stop a limit cycle after this many iterations without a new best residual")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--stall-accept", o->stall_accept,
+                  "A stalled replicate counts as converged when its residual is below this")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_solver_options(sub, o->solver, o->method);
+  sub->callback([o] { run_erm(*o); });
+}
+
 }  // namespace saddle

@@ -1,0 +1,353 @@
+// SLR Bayes-optimal state evolution (spec slr.md §5, (S23)-(S25)) with QMC channel expectations
+// (§7b). See slr_bayes.hpp.
+#include "equations/slr_bayes.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "integrators/quadrature.hpp"
+#include "integrators/special.hpp"
+
+namespace saddle {
+namespace slr {
+
+namespace {
+constexpr int kMaxBL = 8;
+using Arr = std::array<double, kMaxBL>;
+
+int inner_nodes(const BayesSetting& set) {
+  if (set.inner_nodes > 0) return set.inner_nodes;
+  if (std::isinf(set.nu)) return 48;
+  return set.L <= 2 ? 40 : (set.L == 3 ? 14 : 7);
+}
+}  // namespace
+
+std::string to_string(BayesInit i) { return i == BayesInit::Informed ? "informed" : "uninformed"; }
+
+void validate(const BayesSetting& set) {
+  const int maxL = (set.task == Task::Max && !std::isinf(set.nu)) ? 4 : kMaxBL;
+  if (set.L < 1 || set.L > maxL)
+    throw std::invalid_argument("L must be in 1.." + std::to_string(maxL) +
+                                " for the Bayes state evolution");
+  if (!(set.nu >= 0.0) || (std::isinf(set.nu) && set.task != Task::Max))
+    throw std::invalid_argument("nu must be >= 0 (inf only for max-SLR)");
+  if (!(set.delta >= 0.0) || !std::isfinite(set.delta))
+    throw std::invalid_argument("delta must be finite and >= 0");
+  if (set.n_points < 16) throw std::invalid_argument("need at least 16 QMC points");
+  if (set.replicates < 2) throw std::invalid_argument("need at least 2 QMC replicates");
+  if (set.inner_nodes < 0 || set.inner_nodes > 200)
+    throw std::invalid_argument("inner Gauss-Hermite nodes must be in 1..200 (0: automatic)");
+}
+
+int bayes_qmc_dim(const BayesSetting& set) {
+  return set.task == Task::Spiked ? 2 * set.L + 1 : 3 * set.L + 1;
+}
+
+BayesOutput::BayesOutput(const BayesSetting& set, double Q_k)
+    : task_(set.task), L_(set.L), nu_(set.nu), V_k_(std::max(1.0 - Q_k, 1e-14)) {
+  if (task_ == Task::Spiked || L_ == 1) return;
+  const int n = inner_nodes(set);
+  gh_ = &gauss_hermite(n);
+  const double sV = std::sqrt(V_k_);
+  if (!std::isinf(nu_)) {
+    // Tensor GH over the L-1 Helmert coordinates of 1^perp: h = w + sqrt(V) B zeta.
+    const int L = L_, d = L - 1;
+    long total = 1;
+    for (int j = 0; j < d; ++j) total *= n;
+    node_off_.assign(static_cast<std::size_t>(total) * L, 0.0);
+    node_w_.assign(total, 1.0);
+    for (long k = 0; k < total; ++k) {
+      long q = k;
+      for (int j = 0; j < d; ++j) {
+        const int i = static_cast<int>(q % n);
+        q /= n;
+        node_w_[k] *= gh_->w[i];
+        // Helmert column j: (1,...,1, -(j+1), 0, ...)/sqrt((j+1)(j+2)).
+        const double nrm = std::sqrt(static_cast<double>((j + 1) * (j + 2)));
+        for (int l = 0; l <= j; ++l) node_off_[k * L + l] += sV * gh_->x[i] / nrm;
+        node_off_[k * L + j + 1] -= sV * gh_->x[i] * (j + 1) / nrm;
+      }
+    }
+  }
+}
+
+void BayesOutput::eval(const double* wchi, double* G, double* dG) const {
+  const int L = L_;
+  for (int i = 0; i < L * L; ++i) dG[i] = 0.0;
+  if (task_ == Task::Spiked) {
+    // G_eps = exp(sqrt(nu) w_eps - nu Q_k/2): closed form (constant factor dropped).
+    const double sn = std::sqrt(nu_);
+    double mx = -1e300;
+    for (int e = 0; e < L; ++e) mx = std::max(mx, sn * wchi[e]);
+    for (int e = 0; e < L; ++e) {
+      G[e] = std::exp(sn * wchi[e] - mx);
+      dG[e * L + e] = sn * G[e];
+    }
+    return;
+  }
+  if (L == 1) {
+    G[0] = 1.0;
+    return;
+  }
+  for (int e = 0; e < L; ++e) G[e] = 0.0;
+  if (std::isinf(nu_)) {
+    // P_eps = int phi(t) prod_{j != eps} Phi(t + (w_eps - w_j)/sqrt(V)) dt (S23).
+    const double sV = std::sqrt(V_k_);
+    for (int q = 0; q < gh_->size(); ++q) {
+      const double t = gh_->x[q], wq = gh_->w[q];
+      for (int e = 0; e < L; ++e) {
+        Arr Ph{}, ph{};
+        double prod = 1.0;
+        for (int j = 0; j < L; ++j) {
+          if (j == e) continue;
+          const double a = t + (wchi[e] - wchi[j]) / sV;
+          Ph[j] = norm_cdf(a);
+          ph[j] = norm_pdf(a);
+          prod *= Ph[j];
+        }
+        G[e] += wq * prod;
+        for (int l = 0; l < L; ++l) {
+          if (l == e) continue;
+          double pr = 1.0;
+          for (int j = 0; j < L; ++j)
+            if (j != e && j != l) pr *= Ph[j];
+          const double dl = -wq * ph[l] * pr / sV;
+          dG[e * L + l] += dl;
+          dG[e * L + e] -= dl;
+        }
+      }
+    }
+    return;
+  }
+  // Finite nu: G_eps/L = E_h[softmax(nu h)_eps]; dG_eps/dw_l = nu E[s_eps (delta_el - s_l)].
+  Arr s{};
+  const long total = static_cast<long>(node_w_.size());
+  for (long k = 0; k < total; ++k) {
+    double mx = -1e300, den = 0.0;
+    for (int l = 0; l < L; ++l) {
+      s[l] = nu_ * (wchi[l] + node_off_[k * L + l]);
+      mx = std::max(mx, s[l]);
+    }
+    for (int l = 0; l < L; ++l) {
+      s[l] = std::exp(s[l] - mx);
+      den += s[l];
+    }
+    const double wk = node_w_[k];
+    for (int l = 0; l < L; ++l) s[l] /= den;
+    for (int e = 0; e < L; ++e) {
+      G[e] += wk * s[e];
+      for (int l = 0; l < L; ++l) dG[e * L + l] += wk * nu_ * s[e] * ((l == e) - s[l]);
+    }
+  }
+}
+
+BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_k, double Q_v,
+                                const SobolGaussian& pts, int rep) {
+  const int L = set.L;
+  const double V_v = 1.0 - Q_v;
+  const double Dv = std::max(set.delta + V_v, 1e-12);
+  const double D1 = 1.0 + set.delta;
+  const double sqrt_nu = std::sqrt(set.nu);
+  const bool spiked = set.task == Task::Spiked;
+  const bool max_inf = !spiked && std::isinf(set.nu);
+  const double s_k = std::sqrt(std::max(Q_k * (1.0 - Q_k), 0.0));
+  const double sq_k = std::sqrt(std::max(Q_k, 0.0)), sq_v = std::sqrt(std::max(Q_v, 0.0));
+  const double c_yw = Q_v / D1, s_w1 = std::sqrt(std::max(Q_v - Q_v * Q_v / D1, 0.0));
+
+  const BayesOutput out(set, Q_k);
+  const int n = pts.points();
+  double S_k = 0, S_v = 0, S_A = 0, S_B = 0;
+  Arr wchi{}, wz{}, G{}, logN{}, N{}, gk{}, gz{};
+  std::array<double, kMaxBL * kMaxBL> dGf{};
+  for (int i = 0; i < n; ++i) {
+    const double* u = pts.point(rep, i);
+    double wgt = 1.0;
+    int off;
+    if (spiked) {
+      for (int l = 0; l < L; ++l) wchi[l] = sq_k * u[l] + (l == 0 ? Q_k * sqrt_nu : 0.0);
+      off = L;
+    } else {
+      Arr chis{};
+      for (int l = 0; l < L; ++l) chis[l] = u[l];
+      if (max_inf) {
+        const int am = static_cast<int>(std::max_element(chis.begin(), chis.begin() + L) - chis.begin());
+        std::swap(chis[0], chis[am]);
+      } else if (L > 1) {
+        double mx = -1e300, den = 0.0;
+        for (int l = 0; l < L; ++l) mx = std::max(mx, set.nu * chis[l]);
+        for (int l = 0; l < L; ++l) den += std::exp(set.nu * chis[l] - mx);
+        wgt = L * std::exp(set.nu * chis[0] - mx) / den;
+      }
+      for (int l = 0; l < L; ++l) wchi[l] = Q_k * chis[l] + s_k * u[L + l];  // fields of §5
+      off = 2 * L;
+    }
+    const double y = std::sqrt(D1) * u[off + L - 1];
+    wz[0] = c_yw * y + s_w1 * u[off + L];
+    for (int l = 1; l < L; ++l) wz[l] = sq_v * u[off + l - 1];
+
+    out.eval(wchi.data(), G.data(), dGf.data());
+    // N_eps = N(y; w^z_eps, Delta + V_v), in log space; Z = sum N G.
+    double mx = -1e300;
+    for (int e = 0; e < L; ++e) {
+      const double r = y - wz[e];
+      logN[e] = -r * r / (2.0 * Dv);
+      mx = std::max(mx, logN[e]);
+    }
+    double Z = 0.0, Gs = 0.0;
+    for (int e = 0; e < L; ++e) {
+      N[e] = std::exp(logN[e] - mx);
+      Z += N[e] * G[e];
+      Gs += G[e];
+    }
+    if (!(Z > 0.0) || !std::isfinite(Z)) continue;  // measure-zero underflow
+    double sk = 0.0, sv = 0.0;
+    for (int l = 0; l < L; ++l) {
+      double num = 0.0;
+      for (int e = 0; e < L; ++e) num += N[e] * dGf[e * L + l];
+      gk[l] = num / Z;
+      gz[l] = G[l] * N[l] * (y - wz[l]) / (Dv * Z);
+      sk += gk[l] * gk[l];
+      sv += gz[l] * gz[l];
+    }
+    S_k += wgt * sk;
+    S_v += wgt * sv;
+    double a2 = 0.0;
+    for (int l = 0; l < L; ++l) a2 += (G[l] / Gs) * (G[l] / Gs);
+    S_A += wgt * a2;
+    S_B += wgt * G[0] / Gs;
+  }
+  BayesChannelStats c;
+  c.Qhat_k = alpha * S_k / n;  // (S24)
+  c.Qhat_v = alpha * S_v / n;
+  c.A_hat = S_A / n;
+  c.B_hat = S_B / n;
+  return c;
+}
+
+double bayes_spiked_test_error(const BayesSetting& set, double Q_k, double Q_v) {
+  // (S25): the BO predictor is softmax attention with key sqrt(nu) k_hat, value v_hat.
+  PopulationSetting ps;
+  ps.task = Task::Spiked;
+  ps.lengths = {set.L};
+  ps.nu = set.nu;
+  ps.activation = Activation::Softmax;
+  if (set.L == 1) return 1.0 - Q_v;
+  return population_risk(ps, std::sqrt(set.nu) * Q_k, set.nu * Q_k, Q_v, Q_v);
+}
+
+BayesSystem::BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
+                         int replicate)
+    : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate) {}
+
+Vec BayesSystem::map(const Vec& x) const {
+  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_;
+  Vec xp = x;
+  project(xp);
+  const BayesChannelStats c = bayes_channel(set_, alpha_, xp(0), xp(1), *pts_, r_);
+  Vec out(2);
+  out << c.Qhat_k / (1.0 + c.Qhat_k), c.Qhat_v / (1.0 + c.Qhat_v);  // (S24)
+  project(out);
+  cache_x_ = x;
+  cache_f_ = out;
+  return out;
+}
+
+Vec BayesSystem::residual(const Vec& x) const {
+  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_ - x;
+  return map(x) - x;
+}
+
+void BayesSystem::project(Vec& x) const {
+  for (int a = 0; a < 2; ++a) {
+    if (!std::isfinite(x(a))) x(a) = 0.5;
+    x(a) = std::min(std::max(x(a), 0.0), 1.0 - 1e-12);
+  }
+  if (set_.L == 1) x(0) = 0.0;  // no key channel at L = 1
+}
+
+Vec BayesSystem::observables(const Vec& x) const {
+  Vec xp = x;
+  project(xp);
+  const BayesChannelStats c = bayes_channel(set_, alpha_, xp(0), xp(1), *pts_, r_);
+  Vec o(5);
+  const double e = set_.task == Task::Spiked ? bayes_spiked_test_error(set_, xp(0), xp(1))
+                                             : 1.0 - 2.0 * xp(1) * c.B_hat + xp(1) * c.A_hat;
+  o << c.Qhat_k, c.Qhat_v, c.A_hat, c.B_hat, e;
+  return o;
+}
+
+BayesCurveOptions::BayesCurveOptions() {
+  solver.method = Method::Damped;
+  solver.mix = 0.5;
+  solver.tol = 1e-7;
+  solver.max_iter = 1000;
+  solver.newton_polish = false;
+  solver.stall_window = 0;
+}
+
+std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas_in,
+                                    const std::vector<BayesInit>& inits,
+                                    const BayesCurveOptions& opt) {
+  validate(set);
+  std::vector<double> alphas = alphas_in;
+  std::sort(alphas.begin(), alphas.end());
+  const auto pts =
+      std::make_shared<const SobolGaussian>(bayes_qmc_dim(set), set.n_points, set.replicates, set.seed);
+  const int R = set.replicates;
+  const int n_tasks = static_cast<int>(inits.size()) * R;
+  const int n_alpha = static_cast<int>(alphas.size());
+  std::vector<std::vector<SolveResult>> res(n_tasks);
+  std::vector<std::vector<Vec>> obs(n_tasks);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int t = 0; t < n_tasks; ++t) {
+    const BayesInit init = inits[t / R];
+    const int r = t % R;
+    SystemFactory make = [&](double a) -> std::unique_ptr<FixedPointSystem> {
+      return std::make_unique<BayesSystem>(set, a, pts, r);
+    };
+    Vec x0(2);
+    if (init == BayesInit::Informed) x0 << 0.999, 0.999;
+    else x0 << 1e-3, 1e-3;
+    res[t] = continuation(make, alphas, x0, opt.solver,
+                          init == BayesInit::Informed ? Direction::Backward : Direction::Forward);
+    obs[t].resize(n_alpha);
+    for (int i = 0; i < n_alpha; ++i) {
+      BayesSystem sys(set, alphas[i], pts, r);
+      obs[t][i] = sys.observables(res[t][i].x);
+    }
+  }
+  std::vector<BayesPoint> out;
+  for (std::size_t k = 0; k < inits.size(); ++k)
+    for (int i = 0; i < n_alpha; ++i) {
+      BayesPoint p;
+      p.alpha = alphas[i];
+      p.init = inits[k];
+      const int nv = 2 + 5;
+      std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
+      for (int r = 0; r < R; ++r) {
+        const int t = static_cast<int>(k) * R + r;
+        const SolveResult& sr = res[t][i];
+        vals[0][r] = sr.x(0);
+        vals[1][r] = sr.x(1);
+        for (int j = 0; j < 5; ++j) vals[2 + j][r] = obs[t][i](j);
+        if (sr.summary.converged) ++p.n_converged;
+        p.iterations = std::max(p.iterations, sr.summary.iterations);
+        p.residual = std::max(p.residual, sr.summary.residual);
+      }
+      for (int j = 0; j < nv; ++j) {
+        const Estimate e = summarize(vals[j]);
+        p.mean.push_back(e.mean);
+        p.se.push_back(e.se);
+      }
+      p.converged = p.n_converged == R;
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+}  // namespace slr
+}  // namespace saddle

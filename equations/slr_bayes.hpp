@@ -1,0 +1,115 @@
+// SLR Bayes-optimal state evolution (spec slr.md §5): output function (S23), channel functions,
+// state evolution (S24) Qhat_a = alpha E[sum_l (g^a_l)^2], Q_a = Qhat_a/(1 + Qhat_a), and the BO
+// test error ((S25) in spiked-SLR; 1 - 2 Q_v Bhat + Q_v Ahat in general, with the Nishimori
+// identity Ahat = Bhat as a check).
+// Channel expectations by randomly shifted QMC (§7b) with the symmetry reduction of §1.5 and the
+// same Gaussian conditioning as the replica module (2L+1 dimensions spiked, 3L+1 max); every
+// replicate gives its own fixed point and the results are mean +- s.e. over replicates.
+// G_eps (S23): spiked closed form; max nu = inf by a 1-D Gauss-Hermite integral of
+// prod Phi(t + (w_eps - w_j)/sqrt(V)); max finite nu by a tensor Gauss-Hermite rule over the L-1
+// coordinates of 1^perp (softmax is shift invariant).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "equations/slr_model.hpp"
+#include "integrators/qmc.hpp"
+#include "integrators/quadrature.hpp"
+#include "solver/continuation.hpp"
+#include "solver/system.hpp"
+
+namespace saddle {
+namespace slr {
+
+struct BayesSetting {
+  Task task = Task::Spiked;
+  int L = 2;
+  double nu = 2.0;      // +inf allowed for max
+  double delta = 0.0;   // noise variance; Delta + V_v is clamped at >= 1e-12 (§5)
+  int n_points = 2048;  // QMC points per replicate
+  int replicates = 8;
+  std::uint64_t seed = 1;
+  int inner_nodes = 0;  // GH nodes per axis for G_eps in max-SLR (0: automatic)
+};
+
+void validate(const BayesSetting& set);  // throws std::invalid_argument
+int bayes_qmc_dim(const BayesSetting& set);
+
+// The output function (S23): G_eps(w^chi; V_k) up to a common positive factor, and its gradient
+// dG[eps*L + l] = dG_eps/dw_l (L <= 8). V_k = 1 - Q_k.
+class BayesOutput {
+ public:
+  BayesOutput(const BayesSetting& set, double Q_k);
+  void eval(const double* wchi, double* G, double* dG) const;
+
+ private:
+  Task task_;
+  int L_;
+  double nu_, V_k_;
+  const Rule1D* gh_ = nullptr;
+  std::vector<double> node_off_, node_w_;
+};
+
+struct BayesChannelStats {
+  double Qhat_k = 0, Qhat_v = 0;
+  double A_hat = 0, B_hat = 0;  // E sum pihat^2, E pihat_{eps*}, pihat = G/sum G
+};
+BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_k, double Q_v,
+                                const SobolGaussian& pts, int replicate);
+
+// One replicate at one alpha. Unknowns (Q_k, Q_v). Observables: Qhat_k, Qhat_v, A_hat, B_hat,
+// test_error (S25 for spiked; 1 - 2 Q_v Bhat + Q_v Ahat for max).
+class BayesSystem : public FixedPointSystem {
+ public:
+  BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
+              int replicate);
+  int dim() const override { return 2; }
+  std::vector<std::string> names() const override { return {"Q_k", "Q_v"}; }
+  Vec map(const Vec& x) const override;
+  Vec residual(const Vec& x) const override;
+  void project(Vec& x) const override;
+  std::vector<std::string> observable_names() const override {
+    return {"Qhat_k", "Qhat_v", "A_hat", "B_hat", "test_error"};
+  }
+  Vec observables(const Vec& x) const override;
+
+ private:
+  BayesSetting set_;
+  double alpha_;
+  std::shared_ptr<const SobolGaussian> pts_;
+  int r_;
+  mutable Vec cache_x_, cache_f_;
+};
+
+// BO test error at (Q_k, Q_v) in spiked-SLR, (S25), via population_risk().
+double bayes_spiked_test_error(const BayesSetting& set, double Q_k, double Q_v);
+
+enum class BayesInit { Informed, Uninformed };
+std::string to_string(BayesInit i);
+
+struct BayesPoint {
+  double alpha = 0;
+  BayesInit init = BayesInit::Informed;
+  std::vector<double> mean, se;  // Q_k, Q_v, Qhat_k, Qhat_v, A_hat, B_hat, test_error
+  int n_converged = 0;
+  int iterations = 0;
+  double residual = 0;
+  bool converged = false;  // every replicate converged
+};
+
+struct BayesCurveOptions {
+  SolverOptions solver;  // damped, mix 0.5, tol 1e-7 (spec §5), max_iter 1000
+  BayesCurveOptions();
+};
+
+// Informed start Q = (0.999, 0.999) continued backward from the largest alpha, uninformed
+// Q = (1e-3, 1e-3) forward from the smallest (§5 scheme), warm starts; parallel over
+// (start, replicate), independent of the number of threads.
+std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas,
+                                    const std::vector<BayesInit>& inits,
+                                    const BayesCurveOptions& opt);
+
+}  // namespace slr
+}  // namespace saddle

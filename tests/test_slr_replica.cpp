@@ -1,0 +1,200 @@
+// Tests of the SLR replica fixed point (equations/slr_replica*, spec slr.md §4, §7b). Every
+// assertion is against an independent computation:
+//  - the proximal problem: global optimality against a brute-force fine grid, the stationarity
+//    identities g = (prox - omega)/V = minus the loss gradient (S18), and the Jacobian diagonal
+//    of (S20) against central finite differences of the prox;
+//  - L = 1 softmax is isotropic ridge regression in closed form (§4.8), within the QMC error bar;
+//  - as alpha grows with small lambda, the softmax replica test error tends to the softmax
+//    population optimum E_Bayes (§3.4, Prop. 4.2), here by Richardson extrapolation in 1/alpha;
+//  - the result does not depend on the number of OpenMP threads (bitwise).
+#include <catch2/catch.hpp>
+#include <omp.h>
+
+#include <cmath>
+#include <random>
+
+#include "equations/slr_replica.hpp"
+
+using namespace saddle;
+using namespace saddle::slr;
+using namespace saddle::slr::replica;
+
+namespace {
+
+template <int L>
+ProxInput<L> random_input(std::mt19937_64& g, double Vk, double Vv) {
+  std::normal_distribution<double> N;
+  ProxInput<L> in;
+  for (int l = 0; l < L; ++l) {
+    in.omega_chi(l) = 1.3 * N(g) + (l == 0 ? 1.0 : 0.0);
+    in.omega_z(l) = N(g);
+  }
+  in.y = in.omega_z(0) + 0.4 * N(g);
+  in.V_k = Vk;
+  in.V_v = Vv;
+  return in;
+}
+
+// g = (h_hat - omega)/V, both blocks, from a prox solve.
+template <int L>
+Eigen::Matrix<double, 2 * L, 1> gvec(ProxAct act, const ProxInput<L>& in, const ProxOptions& o) {
+  const ProxResult<L> r = solve_prox<L>(act, in, o);
+  Eigen::Matrix<double, 2 * L, 1> g;
+  g.template head<L>() = (r.chi - in.omega_chi) / in.V_k;
+  g.template tail<L>() = (r.z - in.omega_z) / in.V_v;
+  return g;
+}
+
+template <int L>
+void check_prox_identities(ProxAct act, double Vk, double Vv) {
+  std::mt19937_64 gen(7 + L + 10 * static_cast<int>(act));
+  ProxOptions o;
+  int checked = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const ProxInput<L> in = random_input<L>(gen, Vk, Vv);
+    const ProxResult<L> r = solve_prox<L>(act, in, o);
+    // (S18): g = -grad loss at the optimum: g^chi = r w, g^z = r s.
+    VecL<L> s, w;
+    Eigen::Matrix<double, L, L> J, Tz;
+    act_derivs<L>(act, r.chi, r.z, s, J, w, Tz);
+    const double res = in.y - s.dot(r.z);
+    const VecL<L> gk = (r.chi - in.omega_chi) / Vk, gz = (r.z - in.omega_z) / Vv;
+    CHECK((gk - res * w).cwiseAbs().maxCoeff() < 1e-7);
+    CHECK((gz - res * s).cwiseAbs().maxCoeff() < 1e-7);
+    // Global optimality: no point of a fine grid over the search ball has a lower (S17).
+    if (L == 2 || act == ProxAct::Linear) {
+      const double R = std::sqrt(2.0 * Vk * reduced_phi<L>(act, in, in.omega_chi));
+      double best = std::numeric_limits<double>::infinity();
+      const int n = L == 2 ? 161 : 41;
+      std::vector<int> idx(L, 0);
+      // Brute force over the cube omega + R[-1,1]^L (softmax: only differences matter, so the
+      // cube over all L coordinates contains the search region).
+      long total = 1;
+      for (int l = 0; l < L; ++l) total *= n;
+      for (long k = 0; k < total; ++k) {
+        long q = k;
+        VecL<L> c;
+        for (int l = 0; l < L; ++l) {
+          c(l) = in.omega_chi(l) - R + 2.0 * R * (q % n) / (n - 1);
+          q /= n;
+        }
+        best = std::min(best, reduced_phi<L>(act, in, c));
+      }
+      CHECK(r.objective <= best + 1e-10);
+    }
+    // (S20): 𝒥 = -dg/domega, diagonal, against central differences (skip draws where the global
+    // minimiser jumps within the step: the two one-sided differences then disagree).
+    const double h = 1e-5;
+    for (int i = 0; i < 2 * L; ++i) {
+      ProxInput<L> ip = in, im = in;
+      if (i < L) {
+        ip.omega_chi(i) += h;
+        im.omega_chi(i) -= h;
+      } else {
+        ip.omega_z(i - L) += h;
+        im.omega_z(i - L) -= h;
+      }
+      const auto g0 = gvec<L>(act, in, o), gp = gvec<L>(act, ip, o), gm = gvec<L>(act, im, o);
+      const double dp = (gp(i) - g0(i)) / h, dm = (g0(i) - gm(i)) / h;
+      if (std::abs(dp - dm) > 1e-3 * (1.0 + std::abs(dp))) continue;
+      const double fd = -(gp(i) - gm(i)) / (2.0 * h);
+      const double an = i < L ? r.J_chi(i) : r.J_z(i - L);
+      CHECK(an == Approx(fd).margin(1e-5).epsilon(1e-4));
+      ++checked;
+    }
+  }
+  CHECK(checked > 40 * 2 * L * 3 / 4);
+}
+
+// §4.8 closed form of isotropic ridge regression.
+struct RidgeCF {
+  double m, q, V, E, Etrain;
+};
+RidgeCF ridge_cf(double alpha, double lambda, double delta) {
+  RidgeCF c;
+  const double b = lambda + alpha - 1.0;
+  c.V = (-b + std::sqrt(b * b + 4.0 * lambda)) / (2.0 * lambda);
+  c.m = alpha * c.V / (1.0 + c.V);
+  const double th = alpha * c.V * c.V / ((1.0 + c.V) * (1.0 + c.V));
+  c.q = (c.m * c.m + th * (1.0 - 2.0 * c.m + delta)) / (1.0 - th);
+  c.E = 1.0 - 2.0 * c.m + c.q;
+  c.Etrain = (c.E + delta) / ((1.0 + c.V) * (1.0 + c.V));
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("prox: stationarity, global minimum and Jacobian (S18), (S20)", "[replica][prox]") {
+  check_prox_identities<2>(ProxAct::Softmax, 2.0, 0.7);
+  check_prox_identities<2>(ProxAct::Softmax, 20.0, 0.3);
+  check_prox_identities<3>(ProxAct::Softmax, 3.0, 0.5);
+  check_prox_identities<2>(ProxAct::Linear, 1.5, 0.7);
+  check_prox_identities<3>(ProxAct::Linear, 0.8, 1.2);
+}
+
+TEST_CASE("replica L = 1 softmax is ridge regression (§4.8)", "[replica]") {
+  ReplicaSetting set;
+  set.L = 1;
+  set.lambda = 0.1;
+  set.delta = 0.25;
+  set.n_points = 2048;
+  set.replicates = 6;
+  const std::vector<double> alphas{0.5, 2.0, 6.0};
+  const auto pts = replica_curve(set, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
+  REQUIRE(pts.size() == 3);
+  for (const auto& p : pts) {
+    const RidgeCF c = ridge_cf(p.alpha, set.lambda, set.delta);
+    INFO("alpha " << p.alpha);
+    CHECK(p.converged);
+    // values: m_k q_k V_k m_v q_v V_v ... test_error (16), train_error (17)
+    CHECK(p.mean[0] == 0.0);
+    CHECK(p.mean[2] == Approx(1.0 / set.lambda));
+    // QMC bar: 5 standard errors plus 1e-4 (the fixed point of each replicate carries an
+    // O(n^-1) QMC error; the s.e. over replicates measures it).
+    CHECK(std::abs(p.mean[3] - c.m) < 5 * p.se[3] + 1e-4);
+    CHECK(std::abs(p.mean[4] - c.q) < 5 * p.se[4] + 1e-4);
+    CHECK(std::abs(p.mean[5] - c.V) < 5 * p.se[5] + 1e-4);
+    CHECK(std::abs(p.mean[16] - c.E) < 5 * p.se[16] + 1e-4);
+    CHECK(std::abs(p.mean[17] - c.Etrain) < 5 * p.se[17] + 1e-4);
+    CHECK(p.se[16] < 5e-3);
+  }
+}
+
+TEST_CASE("replica softmax tends to the population optimum as alpha grows (§3.4)", "[replica]") {
+  ReplicaSetting set;
+  set.L = 2;
+  set.nu = 2.0;
+  set.lambda = 1e-3;
+  set.n_points = 1024;
+  set.replicates = 4;
+  const std::vector<double> alphas{50.0, 200.0};
+  const auto pts = replica_curve(set, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
+  const double Eopt = bayes_risk(Task::Spiked, {2}, 2.0);  // = softmax optimum (Prop. 4.2)
+  const double E50 = pts[0].mean[16], E200 = pts[1].mean[16];
+  INFO("E(50) " << E50 << " E(200) " << E200 << " Eopt " << Eopt);
+  CHECK(E50 > Eopt);
+  CHECK(E200 > Eopt);
+  CHECK(E200 < E50);
+  // Excess ~ c/alpha: Richardson extrapolation to alpha = inf.
+  const double Einf = (4.0 * E200 - E50) / 3.0;
+  const double se = std::sqrt(16 * pts[1].se[16] * pts[1].se[16] + pts[0].se[16] * pts[0].se[16]) / 3;
+  CHECK(std::abs(Einf - Eopt) < 5 * se + 2e-3);
+}
+
+TEST_CASE("replica curve does not depend on the number of threads", "[replica]") {
+  ReplicaSetting set;
+  set.L = 2;
+  set.activation = Activation::Linear;
+  set.n_points = 256;
+  set.replicates = 3;
+  ReplicaCurveOptions opt;
+  opt.solver.max_iter = 40;
+  const std::vector<double> alphas{1.0, 2.0};
+  omp_set_num_threads(1);
+  const auto a = replica_curve(set, alphas, {ReplicaInit::Informed, ReplicaInit::Uninformed}, opt);
+  omp_set_num_threads(2);
+  const auto b = replica_curve(set, alphas, {ReplicaInit::Informed, ReplicaInit::Uninformed}, opt);
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < a[i].mean.size(); ++j) CHECK(a[i].mean[j] == b[i].mean[j]);
+}
