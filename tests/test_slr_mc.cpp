@@ -363,3 +363,36 @@ TEST_CASE("ERM softmax, informed start: converges, lowers the loss, small cross 
   CHECK(std::abs(r.vk_star) < 0.1);
   CHECK(std::abs(r.kv) < 0.1);
 }
+
+TEST_CASE("token entries are N(0,1) (ziggurat sampler): moments and tail probabilities",
+          "[mc][slr]") {
+  SimSetting set;
+  set.task = Task::Spiked;
+  set.lengths = {2};
+  set.nu = 0.0;  // no spike: every stored entry is an independent N(0,1)
+  const Teacher T = draw_teacher(1000, 2, 0);
+  const Dataset d = draw_dataset(set, T, 2000, 2, 0, 2);
+  const double n = double(d.X.size());  // 4e6
+  double m1 = 0, m2 = 0, m4 = 0;
+  const double cuts[] = {0.5, 1.0, 2.0, 3.0, 3.442619855899, 4.0};
+  double cnt[6] = {0};
+  for (float f : d.X) {
+    const double x = f;
+    m1 += x;
+    m2 += x * x;
+    m4 += x * x * x * x;
+    for (int j = 0; j < 6; ++j) cnt[j] += std::abs(x) > cuts[j];
+  }
+  m1 /= n;
+  m2 /= n;
+  m4 /= n;
+  // bars: 4 s.e.: sd(x) = 1, sd(x^2) = sqrt(2), sd(x^4) = sqrt(105 - 9).
+  CHECK(std::abs(m1) < 4 / std::sqrt(n));
+  CHECK(std::abs(m2 - 1) < 4 * std::sqrt(2.0 / n));
+  CHECK(std::abs(m4 - 3) < 4 * std::sqrt(96.0 / n));
+  for (int j = 0; j < 6; ++j) {
+    const double p = 2 * norm_cdf(-cuts[j]);  // P(|x| > c)
+    INFO("cut " << cuts[j]);
+    CHECK(std::abs(cnt[j] / n - p) < 4 * std::sqrt(p * (1 - p) / n));
+  }
+}

@@ -198,12 +198,16 @@ void CsvTable::add_row(std::vector<std::string> row) {
   rows_.push_back(std::move(row));
 }
 
-void CsvTable::write(std::ostream& os) const {
+void CsvTable::write_header(std::ostream& os) const {
   os << "# saddle " << SADDLE_VERSION << "\n";
   os << "# command: " << command_line() << "\n";
   for (const auto& kv : settings_) os << "# " << kv.first << ": " << kv.second << "\n";
   for (std::size_t i = 0; i < columns_.size(); ++i) os << (i ? "," : "") << columns_[i];
   os << "\n";
+}
+
+void CsvTable::write(std::ostream& os) const {
+  write_header(os);
   for (const auto& r : rows_) {
     for (std::size_t i = 0; i < r.size(); ++i) os << (i ? "," : "") << r[i];
     os << "\n";
@@ -227,12 +231,23 @@ std::string& command_line_storage() {
   static std::string s;
   return s;
 }
+std::vector<std::string>& command_args_storage() {
+  static std::vector<std::string> v;
+  return v;
+}
 }  // namespace
 
 void set_command_line(int argc, char** argv) {
   std::string s;
+  auto& args = command_args_storage();
+  args.clear();
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
+    if (i == 0) {
+      std::size_t slash = a.find_last_of('/');
+      if (slash != std::string::npos) a = a.substr(slash + 1);
+    }
+    args.push_back(a);
     bool quote = a.empty() || a.find_first_of(" \t\"'$") != std::string::npos;
     s += (i ? " " : "") + (quote ? "'" + a + "'" : a);
   }
@@ -240,5 +255,6 @@ void set_command_line(int argc, char** argv) {
 }
 
 const std::string& command_line() { return command_line_storage(); }
+const std::vector<std::string>& command_args() { return command_args_storage(); }
 
 }  // namespace saddle

@@ -69,6 +69,8 @@ class CsvTable {
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
   // Writes "# saddle <version>", "# command: ...", settings, header, rows.
   void write(std::ostream& os) const;
+  // The '#' lines and the column header only (what write() puts before the rows).
+  void write_header(std::ostream& os) const;
   // To `path`, or stdout if path is empty or "-". Throws InputError if the file can't be opened.
   void write_to(const std::string& path) const;
 
@@ -81,6 +83,8 @@ class CsvTable {
 // The full command line of this process (set once by main()).
 void set_command_line(int argc, char** argv);
 const std::string& command_line();
+// The same, as tokens (argv[0] reduced to its basename).
+const std::vector<std::string>& command_args();
 
 // Each subcommand module provides one of these, called by main() to add itself to the app.
 // Registration functions live in tools/cmd_*.cpp.

@@ -1,6 +1,198 @@
-// `saddle slr population` (placeholder until the module lands).
+// `saddle slr population`: population-level comparison of attention activations in single-location
+// regression (spec slr.md §1-§3, §7a): for each (task, length law, nu, activation) the optimal risk
+// over the key/value overlaps (§3.4: q_v = m_v^2, m_v = B/A (S8), q_k = m_k^2 + dq_k, m_k and the
+// erf offset b optimised) or the risk at a given m_k (--m-k), next to the Bayes risk (S9).
+// Optional field-space Monte Carlo of the predictor at the reported point (--mc-samples).
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include "equations/slr_population.hpp"
+#include "mc/slr_population_mc.hpp"
+#include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/runner.hpp"
 
 namespace saddle {
-void register_slr_population(CLI::App& slr) {}
+namespace {
+
+struct PopulationCli {
+  std::string task = "spiked", L = "2", L_dist, nu = "1:5:9",
+              activation = "softmax,linear,erf,softplus", m_k, erf_b, dq_k = "0";
+  double m_k_max = 0.0, b_max = 8.0, refine = 1.0;
+  long mc_samples = 0;
+  unsigned long long seed = 1;
+  RunOptions run;
+};
+
+void run_population(const PopulationCli& o) {
+  using namespace slr;
+  // ---- validate everything before any output
+  const auto task_names = parse_names(o.task, "task", {"spiked", "max"});
+  const auto act_names = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
+  SweepRules Lr;
+  Lr.integer = true;
+  Lr.min = 1;
+  Lr.max = 1e8;
+  std::vector<std::vector<int>> laws;  // length laws
+  if (!o.L_dist.empty()) {
+    if (o.L != "2") throw InputError("--L and --L-dist are mutually exclusive");
+    std::vector<int> set;
+    for (double v : parse_sweep(o.L_dist, "L-dist", Lr)) set.push_back(static_cast<int>(v));
+    laws.push_back(set);
+  } else {
+    for (double v : parse_sweep(o.L, "L", Lr)) laws.push_back({static_cast<int>(v)});
+  }
+  SweepRules nur;
+  nur.min = 0.0;
+  nur.allow_inf = true;
+  const auto nus = parse_sweep(o.nu, "nu", nur);
+  bool any_spiked = false;
+  for (const auto& t : task_names) any_spiked = any_spiked || t == "spiked";
+  for (double nu : nus)
+    if (std::isinf(nu) && any_spiked) throw InputError("--nu: inf is only allowed for --task max");
+  SweepRules nonneg;
+  nonneg.min = 0.0;
+  const bool fix_m = !o.m_k.empty();
+  const auto mks = fix_m ? parse_sweep(o.m_k, "m-k", nonneg) : std::vector<double>{0.0};
+  const bool fix_b = !o.erf_b.empty();
+  SweepRules anyv;
+  const auto bs = fix_b ? parse_sweep(o.erf_b, "erf-b", anyv) : std::vector<double>{0.0};
+  const auto dqs = parse_sweep(o.dq_k, "dq-k", nonneg);
+  if (!(o.m_k_max >= 0) || !std::isfinite(o.m_k_max)) throw InputError("--m-k-max: must be >= 0 (0: automatic)");
+  if (!(o.b_max > 0) || !std::isfinite(o.b_max)) throw InputError("--b-max: must be > 0");
+  if (!(o.refine >= 0.25) || !(o.refine <= 8)) throw InputError("--refine: must be in [0.25, 8]");
+  if (o.mc_samples < 0 || o.mc_samples == 1) throw InputError("--mc-samples: must be 0 or >= 2");
+
+  struct Point {
+    Task task;
+    std::vector<int> Ls;
+    double nu;
+    Activation act;
+    double m_k, b, dq;
+  };
+  std::vector<Point> points;
+  for (const auto& tn : task_names)
+    for (const auto& law : laws)
+      for (double nu : nus)
+        for (const auto& an : act_names)
+          for (double mk : mks)
+            for (double b : (an == "erf" ? bs : std::vector<double>{0.0}))
+              for (double dq : dqs)
+                points.push_back({parse_task(tn), law, nu, parse_activation(an), mk, b, dq});
+
+  GridJob job;
+  job.columns = {"task", "L", "nu", "activation", "m_k", "q_k", "m_v", "q_v", "risk", "bayes_risk",
+                 "erf_b", "L_mean", "A", "B", "gap", "m_k_at_cap", "b_at_cap", "evaluations"};
+  if (o.mc_samples > 0) {
+    job.columns.push_back("risk_mc");
+    job.columns.push_back("risk_mc_se");
+  }
+  std::ostringstream acc_desc;
+  acc_desc << "refine=" << fmt(o.refine) << " (Laplace reduction §7a, (S26)-(S30); cost independent of L)";
+  job.settings = {
+      {"model", "SLR population risk (S7) E = 1 - 2 m_v B + q_v A, optimal v (S8); Bayes (S9)"},
+      {"optimisation", fix_m ? "m_k given (--m-k); q_k = m_k^2 + dq_k; m_v = B/A, q_v = m_v^2"
+                             : "m_k in [0, m_k_max] (scan + Brent), q_k = m_k^2 + dq_k, m_v = B/A, q_v = m_v^2"},
+      {"erf_offset", fix_b ? "given (--erf-b)" : "optimised in [-b_max, b_max], b_max = " + fmt(o.b_max)},
+      {"m_k_max", o.m_k_max > 0 ? fmt(o.m_k_max) : "auto: max(10, 2 c_nu), 10 at nu = inf"},
+      {"accuracy", acc_desc.str()},
+      {"L", o.L_dist.empty() ? "fixed" : "uniform on {" + o.L_dist + "}, one shared (k, v)"}};
+  job.plot.y = {"risk"};
+  job.plot.references = {"bayes_risk"};
+  job.plot.series = {"activation"};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    std::string Lkey;
+    for (std::size_t j = 0; j < p.Ls.size(); ++j) Lkey += (j ? "|" : "") + std::to_string(p.Ls[j]);
+    job.chains.push_back({"task=" + to_string(p.task) + ";L=" + Lkey + ";nu=" + fmt(p.nu) +
+                              ";act=" + to_string(p.act) + ";mk=" + (fix_m ? fmt(p.m_k) : "opt") +
+                              ";b=" + (fix_b ? fmt(p.b) : "opt") + ";dq=" + fmt(p.dq) +
+                              ";mkmax=" + fmt(o.m_k_max) + ";bmax=" + fmt(o.b_max) +
+                              ";refine=" + fmt(o.refine) + ";mc=" + std::to_string(o.mc_samples) +
+                              ";seed=" + std::to_string(o.seed),
+                          1});
+  }
+  const long mc_samples = o.mc_samples;
+  const unsigned long long seed = o.seed;
+  const double refine = o.refine, m_k_max = o.m_k_max, b_max = o.b_max;
+  job.run_chain = [=](std::size_t c) {
+    const Point& p = points[c];
+    PopulationSetting set;
+    set.task = p.task;
+    set.lengths = p.Ls;
+    set.nu = p.nu;
+    set.activation = p.act;
+    set.erf_b = p.b;
+    OptimiseOptions opt;
+    opt.fix_m_k = fix_m;
+    opt.m_k = p.m_k;
+    opt.fix_b = fix_b;
+    opt.dq_k = p.dq;
+    opt.m_k_max = m_k_max;
+    opt.b_max = b_max;
+    opt.acc = PopulationAccuracy{}.refined(refine);
+    PopulationOptimum r = optimise_population(set, opt);
+    const double eb = bayes_risk(p.task, p.Ls, p.nu, opt.acc);
+    double Lmean = 0;
+    for (int L : p.Ls) Lmean += L;
+    Lmean /= p.Ls.size();
+    std::string Lkey;
+    for (std::size_t j = 0; j < p.Ls.size(); ++j) Lkey += (j ? "|" : "") + std::to_string(p.Ls[j]);
+    std::vector<std::string> row{to_string(p.task), Lkey, fmt(p.nu), to_string(p.act),
+                                 fmt(r.m_k), fmt(r.q_k), fmt(r.m_v), fmt(r.q_v), fmt(r.risk),
+                                 fmt(eb), p.act == Activation::Erf ? fmt(r.erf_b) : "0",
+                                 fmt(Lmean), fmt(r.A), fmt(r.B), fmt(r.risk - eb),
+                                 r.m_k_at_cap ? "1" : "0", r.b_at_cap ? "1" : "0",
+                                 std::to_string(r.evaluations)};
+    if (mc_samples > 0) {
+      PopulationMcOptions mo;
+      mo.samples = mc_samples;
+      mo.seed = seed * 1000003ULL + c;
+      set.erf_b = r.erf_b;
+      auto mc = population_mc(set, r.m_k, r.q_k, r.m_v, r.q_v, mo);
+      row.push_back(fmt(mc.risk.mean));
+      row.push_back(fmt(mc.risk.se));
+    }
+    for (const auto& v : row)
+      if (v == "nan" || v == "-nan") throw std::runtime_error("slr population: NaN in the output");
+    return std::vector<std::vector<std::string>>{row};
+  };
+  run_grid(job, o.run);
+}
+
+}  // namespace
+
+void register_slr_population(CLI::App& slr) {
+  auto o = std::make_shared<PopulationCli>();
+  CLI::App* sub = slr.add_subcommand(
+      "population",
+      "Population risk of softmax / linear / erf / softplus attention vs the Bayes risk (spec §3, §7a)");
+  sub->add_option("--task", o->task, "spiked and/or max (comma list)")->capture_default_str();
+  sub->add_option("--L", o->L, "Sequence length(s), integer >= 1 (sweepable)")->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Length drawn uniformly from this set (e.g. 1,2,3), one shared (k, v); excludes --L");
+  sub->add_option("--nu", o->nu, "Signal strength nu >= 0 (sweepable; inf for max-SLR)")
+      ->capture_default_str();
+  sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
+      ->capture_default_str();
+  sub->add_option("--m-k", o->m_k,
+                  "Evaluate at this key overlap m_k >= 0 (sweepable) instead of optimising it");
+  sub->add_option("--dq-k", o->dq_k, "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per spec §3.4)")
+      ->capture_default_str();
+  sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b (sweepable) instead of optimising it");
+  sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation (0: automatic)")
+      ->capture_default_str();
+  sub->add_option("--b-max", o->b_max, "erf offset searched in [-b_max, b_max]")->capture_default_str();
+  sub->add_option("--refine", o->refine,
+                  "Quadrature refinement factor (steps / refine; 2 checks the digits)")
+      ->capture_default_str();
+  sub->add_option("--mc-samples", o->mc_samples,
+                  "Also estimate the risk at the reported point by field-space Monte Carlo (S6)")
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "Monte Carlo seed")->capture_default_str();
+  add_run_options(sub, o->run);
+  sub->callback([o] { run_population(*o); });
+}
+
 }  // namespace saddle

@@ -2,12 +2,47 @@
 // every input error into one line on stderr with exit code 2 (no partial CSV on stdout).
 #include <gsl/gsl_errno.h>
 
+#include <cstdlib>
 #include <iostream>
+
+#ifdef SADDLE_HAVE_MPI
+#include <mpi.h>
+#endif
 
 #include "saddle_version.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/runner.hpp"
+
+namespace {
+int rank0 = 1;  // 0 on MPI ranks other than 0: they stay silent about errors
+
+int run(int argc, char** argv);
+}  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SADDLE_HAVE_MPI
+  // Initialise MPI only under a launcher (mpirun sets these), so plain runs stay MPI-free.
+  const bool under_mpi = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
+                         std::getenv("PMIX_RANK");
+  if (under_mpi) {
+    MPI_Init(&argc, &argv);
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    rank0 = r == 0;
+  }
+  int rc = run(argc, argv);
+  if (under_mpi) {
+    if (rc != 0) MPI_Abort(MPI_COMM_WORLD, rc);
+    MPI_Finalize();
+  }
+  return rc;
+#else
+  return run(argc, argv);
+#endif
+}
+
+namespace {
+int run(int argc, char** argv) {
   gsl_set_error_handler_off();
   saddle::set_command_line(argc, argv);
   CLI::App app{"saddle: order-parameter fixed-point equations of high-dimensional learning theory"};
@@ -18,6 +53,8 @@ int main(int argc, char** argv) {
   saddle::register_slr(app);
   saddle::register_rmt(app);
   saddle::register_groups(app);
+  saddle::register_merge(app);
+  saddle::register_plot(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -27,14 +64,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "saddle: error: " << e.what() << " (see --help)\n";
+    if (rank0) std::cerr << "saddle: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const saddle::InputError& e) {
-    std::cerr << "saddle: error: " << e.what() << "\n";
+    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "saddle: error: " << e.what() << "\n";
+    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
     return 1;
   }
   return 0;
 }
+}  // namespace

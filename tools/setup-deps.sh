@@ -3,7 +3,7 @@
 # Nothing is downloaded at build or run time.
 set -euo pipefail
 PKGS=(g++ cmake make libboost-dev libgsl-dev libceres-dev libeigen3-dev catch2 libcli11-dev
-      libbenchmark-dev libomp-dev gnuplot-nox)
+      libbenchmark-dev libomp-dev gnuplot-nox libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,300 @@
+// gnuplot figures from saddle CSVs (see tools/plot.hpp). The data go to temporary files and a
+// generated script is piped to gnuplot; nothing here depends on a model.
+#include "tools/plot.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tools/cli_common.hpp"
+
+namespace saddle {
+namespace {
+
+// Parameters a sweep may run over, in the order they are preferred as the x axis.
+const std::vector<std::string> kSweepNames{"alpha", "gamma", "nu", "L", "c", "lambda", "snr", "delta",
+                                           "m_k", "n", "D", "p"};
+const std::vector<std::string> kDefaultY{"test_error", "risk", "error", "mean", "train_error"};
+const std::vector<std::string> kReferences{"bayes_risk", "error_ridge"};
+
+bool is_number(const std::string& s, double& v) {
+  char* e = nullptr;
+  v = std::strtod(s.c_str(), &e);
+  return !s.empty() && *e == '\0';
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+std::string tmp_path(const std::string& tag) {
+  char buf[64];
+  static int counter = 0;
+  std::snprintf(buf, sizeof buf, "/tmp/saddle_plot_%d_%d_%s.dat", static_cast<int>(::getpid()), counter++,
+                tag.c_str());
+  return buf;
+}
+
+std::string label_of(const std::string& col) {
+  static const std::map<std::string, std::string> names{
+      {"alpha", "sample ratio {/Symbol a} = N/D"}, {"lambda", "ridge {/Symbol l}"},
+      {"nu", "signal strength {/Symbol n}"},      {"gamma", "ridge {/Symbol g}"},
+      {"c", "c = p/n"},                           {"L", "sequence length L"},
+      {"snr", "||{/Symbol m}||^2"},               {"delta", "noise variance {/Symbol D}"},
+      {"test_error", "test error (excess)"},       {"risk", "population risk"},
+      {"error", "interpolation error"},           {"train_error", "training error"}};
+  auto it = names.find(col);
+  return it == names.end() ? col : it->second;
+}
+
+}  // namespace
+
+int CsvData::col(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+CsvData read_csv(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw InputError("cannot read '" + path + "'");
+  CsvData d;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      if (d.columns.empty()) d.comments.push_back(line);
+      continue;
+    }
+    auto fields = split(line, ',');
+    if (d.columns.empty()) {
+      d.columns = fields;
+      continue;
+    }
+    if (fields.size() != d.columns.size())
+      throw InputError("'" + path + "' is not a saddle CSV: a row has " + std::to_string(fields.size()) +
+                       " fields, the header " + std::to_string(d.columns.size()));
+    d.rows.push_back(fields);
+  }
+  if (d.comments.empty() || d.comments[0].rfind("# saddle ", 0) != 0 || d.columns.empty())
+    throw InputError("'" + path + "' is not a saddle CSV (no '# saddle' header line)");
+  return d;
+}
+
+void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png) {
+  if (data.rows.empty()) throw InputError("plot: no rows to plot");
+  auto need = [&](const std::string& c) {
+    if (data.col(c) < 0) throw InputError("plot: no column '" + c + "' in the data");
+    return data.col(c);
+  };
+  auto distinct = [&](int c) {
+    std::set<std::string> s;
+    for (const auto& r : data.rows) s.insert(r[c]);
+    return s.size();
+  };
+  // Axes: swept numeric parameters with more than one value.
+  std::vector<std::string> swept;
+  for (const auto& n : kSweepNames)
+    if (data.col(n) >= 0 && distinct(data.col(n)) > 1) swept.push_back(n);
+  std::sort(swept.begin(), swept.end(), [&](const std::string& a, const std::string& b) {
+    return distinct(data.col(a)) > distinct(data.col(b));
+  });
+  std::string x = !opt.x.empty() ? opt.x : (swept.empty() ? data.columns[0] : swept[0]);
+  const int xc = need(x);
+  std::string by = opt.by;
+  // Categorical splits (activation, task, ...) and the diff option.
+  std::string diff_col, diff_a, diff_b;
+  if (!opt.diff.empty()) {
+    auto colon = opt.diff.find(':'), dash = opt.diff.find('-', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || dash == std::string::npos)
+      throw InputError("--plot-diff: expected COL:A-B, got '" + opt.diff + "'");
+    diff_col = opt.diff.substr(0, colon);
+    diff_a = opt.diff.substr(colon + 1, dash - colon - 1);
+    diff_b = opt.diff.substr(dash + 1);
+    need(diff_col);
+  }
+  std::vector<std::string> ycols;
+  if (!opt.y.empty()) {
+    ycols = split(opt.y, ',');
+  } else if (!hints.y.empty()) {
+    ycols = hints.y;
+  } else {
+    for (const auto& y : kDefaultY)
+      if (data.col(y) >= 0) {
+        ycols.push_back(y);
+        break;
+      }
+  }
+  if (ycols.empty()) throw InputError("plot: say which column to plot (--plot-y)");
+  for (const auto& y : ycols) need(y);
+  const bool heat = !opt.z.empty() || !by.empty() || !diff_col.empty() ||
+                    (swept.size() >= 2 && distinct(data.col(swept[1])) >= 5);
+  if (heat && by.empty()) {
+    for (const auto& s : swept)
+      if (s != x) {
+        by = s;
+        break;
+      }
+    if (by.empty()) throw InputError("plot: a heat map needs a second swept parameter (--plot-by)");
+  }
+  auto is_log = [&](const std::string& c) {
+    if (std::find(hints.log_axes.begin(), hints.log_axes.end(), c) != hints.log_axes.end()) return true;
+    double lo = INFINITY, hi = 0, v;
+    for (const auto& r : data.rows) {
+      if (!is_number(r[data.col(c)], v) || v <= 0) return false;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    return hi / lo >= 100.0;
+  };
+  std::vector<std::string> tmpfiles;
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
+  gp << "set output '" << png << "'\n";
+  gp << "set datafile separator ','\nset key outside right top\nset grid\n";
+  gp << "set xlabel '" << label_of(x) << "'\n";
+  if (!opt.title.empty()) gp << "set title '" << opt.title << "' noenhanced\n";
+  if (is_log(x)) gp << "set logscale x\n";
+
+  if (heat) {
+    const int bc = need(by);
+    std::string z = !opt.z.empty() ? opt.z : ycols[0];
+    const int zc = need(z);
+    // Grid (by, x) -> z, possibly a difference of two categories.
+    std::map<std::pair<double, double>, double> A, B;
+    for (const auto& r : data.rows) {
+      double xv, bv, zv;
+      if (!is_number(r[xc], xv) || !is_number(r[bc], bv) || !is_number(r[zc], zv)) continue;
+      if (!diff_col.empty()) {
+        const std::string& cat = r[data.col(diff_col)];
+        if (cat == diff_a) A[{bv, xv}] = zv;
+        else if (cat == diff_b) B[{bv, xv}] = zv;
+      } else {
+        A[{bv, xv}] = zv;
+      }
+    }
+    std::string path = tmp_path("heat");
+    tmpfiles.push_back(path);
+    std::ofstream f(path);
+    double last_b = NAN;
+    std::size_t n = 0;
+    for (const auto& kv : A) {
+      double zv = kv.second;
+      if (!diff_col.empty()) {
+        auto it = B.find(kv.first);
+        if (it == B.end()) continue;
+        zv -= it->second;
+      }
+      if (!std::isnan(last_b) && kv.first.first != last_b) f << "\n";
+      last_b = kv.first.first;
+      f << kv.first.second << "," << kv.first.first << "," << zv << "\n";
+      ++n;
+    }
+    f.close();
+    if (n == 0) throw InputError("plot: nothing to draw (no matching rows for the heat map)");
+    std::string zlabel = diff_col.empty() ? label_of(z) : z + " (" + diff_a + " - " + diff_b + ")";
+    gp << "set ylabel '" << label_of(by) << "'\n";
+    if (is_log(by)) gp << "set logscale y\n";
+    gp << "set view map\nset pm3d map interpolate 0,0\nset contour base\nset cntrparam levels auto 10\n"
+          "unset key\nset cblabel '" << zlabel << "' noenhanced\n";
+    if (!diff_col.empty()) gp << "set palette defined (-1 'blue', 0 'white', 1 'red')\n";
+    gp << "splot '" << path << "' using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
+  } else {
+    // Curves: one per combination of the other swept parameters and categorical columns.
+    std::vector<int> group_cols;
+    for (const auto& s : swept)
+      if (s != x) group_cols.push_back(data.col(s));
+    for (std::size_t c = 0; c < data.columns.size(); ++c) {
+      double v;
+      const std::string& name = data.columns[c];
+      if (name == "source" || static_cast<int>(c) == xc) continue;
+      if (std::find(group_cols.begin(), group_cols.end(), static_cast<int>(c)) != group_cols.end()) continue;
+      if (!is_number(data.rows[0][c], v) && distinct(static_cast<int>(c)) > 1 && distinct(static_cast<int>(c)) < 12 &&
+          name.find("_se") == std::string::npos && name != "reason")
+        group_cols.push_back(static_cast<int>(c));
+    }
+    const int src = data.col("source");
+    gp << "set ylabel '" << (ycols.size() == 1 ? label_of(ycols[0]) : std::string("value")) << "'\n";
+    std::vector<std::string> refs;
+    for (const auto& r : kReferences)
+      if (data.col(r) >= 0) refs.push_back(r);
+    for (const auto& r : hints.references)
+      if (data.col(r) >= 0 && std::find(refs.begin(), refs.end(), r) == refs.end()) refs.push_back(r);
+    std::map<std::string, std::vector<const std::vector<std::string>*>> groups;
+    for (const auto& r : data.rows) {
+      std::string key;
+      for (int g : group_cols) key += (key.empty() ? "" : ", ") + data.columns[g] + "=" + r[g];
+      groups[key].push_back(&r);
+    }
+    std::vector<std::string> cmds;
+    int color = 1;
+    for (const auto& kv : groups) {
+      auto rows = kv.second;
+      std::sort(rows.begin(), rows.end(), [&](auto a, auto b) {
+        return std::strtod((*a)[xc].c_str(), nullptr) < std::strtod((*b)[xc].c_str(), nullptr);
+      });
+      auto emit = [&](const std::string& col, bool mc, const std::string& title, const std::string& style) {
+        const int yc = data.col(col);
+        int se = -1;
+        for (const std::string& cand : {col + "_se", std::string("se")})
+          if (se < 0) se = data.col(cand);
+        std::string path = tmp_path("curve");
+        tmpfiles.push_back(path);
+        std::ofstream f(path);
+        std::size_t n = 0;
+        for (auto r : rows) {
+          if (src >= 0 && ((*r)[src] == "mc") != mc) continue;
+          double xv, yv, sv = 0;
+          if (!is_number((*r)[xc], xv) || !is_number((*r)[yc], yv)) continue;
+          if (se >= 0) is_number((*r)[se], sv);
+          f << xv << "," << yv << "," << sv << "\n";
+          ++n;
+        }
+        if (n == 0) return;
+        if (mc)
+          cmds.push_back("'" + path + "' using 1:2:3 with yerrorbars pt 7 ps 0.8 lc " + std::to_string(color) +
+                         " title '" + title + " (MC)' noenhanced");
+        else
+          cmds.push_back("'" + path + "' using 1:2 with " + style + " lc " + std::to_string(color) +
+                         " title '" + title + "' noenhanced");
+      };
+      for (const auto& y : ycols) {
+        std::string t = (ycols.size() > 1 ? y + (kv.first.empty() ? "" : ", ") : "") + kv.first;
+        if (t.empty()) t = y;
+        emit(y, false, t, "lines lw 2");
+        if (src >= 0) emit(y, true, t, "");
+        ++color;
+      }
+      for (const auto& ref : refs) {
+        emit(ref, false, ref + (kv.first.empty() ? "" : " (" + kv.first + ")"), "lines dt 2 lw 1.5");
+        ++color;
+      }
+    }
+    if (cmds.empty()) throw InputError("plot: nothing to draw");
+    gp << "plot ";
+    for (std::size_t i = 0; i < cmds.size(); ++i) gp << (i ? ", \\\n     " : "") << cmds[i];
+    gp << "\n";
+  }
+  FILE* pipe = ::popen("gnuplot 2>&1", "w");
+  if (!pipe) throw InputError("plot: cannot run gnuplot (install gnuplot-nox)");
+  std::string script = gp.str();
+  std::fwrite(script.data(), 1, script.size(), pipe);
+  int rc = ::pclose(pipe);
+  for (const auto& t : tmpfiles) std::remove(t.c_str());
+  if (rc != 0) throw InputError("plot: gnuplot failed (exit " + std::to_string(rc) + ") writing '" + png + "'");
+}
+
+}  // namespace saddle

@@ -1,0 +1,38 @@
+// Publication-style figures with gnuplot (Debian package gnuplot-nox), driven from C++:
+// curves for 1-D sweeps (theory lines, Monte Carlo points with error bars when a `source`
+// column says mc, reference columns such as bayes_risk or error_ridge dashed), heat maps with
+// contour lines for 2-D sweeps, optionally of a difference between two values of a category
+// (e.g. test_error of softmax minus linear).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace saddle {
+
+struct PlotHints {
+  std::vector<std::string> y;           // default y columns (e.g. test_error)
+  std::vector<std::string> references;  // dashed reference columns (e.g. bayes_risk)
+  std::vector<std::string> series;      // category columns that split curves (e.g. activation)
+  std::vector<std::string> log_axes;    // parameters best shown on a log axis (e.g. gamma)
+};
+
+struct PlotOptions {
+  std::string x, y, z, by;  // override the automatic choice (columns)
+  std::string diff;         // "COL:A-B": plot z of rows with COL=A minus rows with COL=B
+  std::string title;
+};
+
+struct CsvData {
+  std::vector<std::string> comments;  // '#' lines
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  int col(const std::string& name) const;  // -1 if absent
+};
+// Reads a CSV written by saddle; throws InputError if it is not one (no header, ragged rows).
+CsvData read_csv(const std::string& path);
+
+// Writes `png` from the data; throws InputError if gnuplot is missing or fails.
+void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt,
+              const std::string& png);
+
+}  // namespace saddle

@@ -1,0 +1,499 @@
+// Grid runner: chains in parallel, ordered incremental output, resume, cache, shards, MPI,
+// progress bar, plots; plus `saddle merge` and `saddle plot`.
+#include "tools/runner.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#ifdef SADDLE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "saddle_version.hpp"
+#include "tools/cli_common.hpp"
+
+namespace saddle {
+namespace {
+
+const char* kTimingPrefix = "# timing:";
+const char* kShardPrefix = "# shard:";
+
+std::string join_row(const std::vector<std::string>& row) {
+  std::string s;
+  for (std::size_t i = 0; i < row.size(); ++i) s += (i ? "," : "") + row[i];
+  return s;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+struct Shard {
+  int index = 0, count = 1;
+};
+
+Shard parse_shard(const std::string& text) {
+  Shard s;
+  std::string t = text;
+  if (t.empty()) {
+    const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
+    const char* cnt = std::getenv("SLURM_ARRAY_TASK_COUNT");
+    if (!id || !cnt) return s;
+    const char* mn = std::getenv("SLURM_ARRAY_TASK_MIN");
+    long i = std::atol(id) - (mn ? std::atol(mn) : 0);
+    t = std::to_string(i) + "/" + cnt;
+  }
+  std::size_t slash = t.find('/');
+  char* e1 = nullptr;
+  char* e2 = nullptr;
+  if (slash == std::string::npos) throw InputError("--shard: expected i/N, got '" + t + "'");
+  std::string a = t.substr(0, slash), b = t.substr(slash + 1);
+  long i = std::strtol(a.c_str(), &e1, 10), n = std::strtol(b.c_str(), &e2, 10);
+  if (a.empty() || b.empty() || *e1 || *e2 || n < 1 || i < 0 || i >= n)
+    throw InputError("--shard: expected i/N with 0 <= i < N, got '" + t + "'");
+  s.index = static_cast<int>(i);
+  s.count = static_cast<int>(n);
+  return s;
+}
+
+std::vector<std::string> header_lines(const GridJob& job, const Shard& sh) {
+  std::vector<std::string> h;
+  h.push_back(std::string("# saddle ") + SADDLE_VERSION);
+  h.push_back("# command: " + canonical_command_line());
+  for (const auto& kv : job.settings) h.push_back("# " + kv.first + ": " + kv.second);
+  if (sh.count > 1)
+    h.push_back(std::string(kShardPrefix) + " " + std::to_string(sh.index) + "/" +
+                std::to_string(sh.count));
+  h.push_back(join_row(job.columns));
+  return h;
+}
+
+// Cache of finished chains: one file per (settings, columns, chain key).
+class ChainCache {
+ public:
+  ChainCache(const std::string& dir, const GridJob& job) : dir_(dir) {
+    for (const auto& kv : job.settings) prefix_ += kv.first + "=" + kv.second + "\n";
+    prefix_ += join_row(job.columns) + "\n" + SADDLE_VERSION + "\n";
+  }
+  bool enabled() const { return !dir_.empty(); }
+  bool load(const Chain& c, std::vector<std::string>& lines) const {
+    if (!enabled()) return false;
+    std::ifstream f(path(c));
+    if (!f) return false;
+    std::string key((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string want = full_key(c) + "\n--\n";
+    if (key.compare(0, want.size(), want) != 0) return false;
+    std::istringstream rest(key.substr(want.size()));
+    std::string line;
+    lines.clear();
+    while (std::getline(rest, line)) lines.push_back(line);
+    return lines.size() == c.size;
+  }
+  void store(const Chain& c, const std::vector<std::string>& lines) const {
+    if (!enabled()) return;
+    std::string tmp = path(c) + ".tmp" + std::to_string(::getpid());
+    {
+      std::ofstream f(tmp);
+      if (!f) return;  // a cache that can't be written is just not used
+      f << full_key(c) << "\n--\n";
+      for (const auto& l : lines) f << l << "\n";
+    }
+    std::rename(tmp.c_str(), path(c).c_str());
+  }
+
+ private:
+  std::string full_key(const Chain& c) const { return prefix_ + c.key; }
+  std::string path(const Chain& c) const {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(full_key(c))));
+    return dir_ + "/" + buf + ".chain";
+  }
+  std::string dir_, prefix_;
+};
+
+class Progress {
+ public:
+  Progress(std::size_t total, bool on) : total_(total), on_(on && ::isatty(2)) {
+    t0_ = std::chrono::steady_clock::now();
+  }
+  void advance(std::size_t n) {
+    done_ += n;
+    if (!on_) return;
+    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    double rate = el > 0 ? done_ / el : 0.0;
+    double left = rate > 0 ? (total_ - done_) / rate : 0.0;
+    int w = 30, fill = total_ ? static_cast<int>(w * double(done_) / total_) : w;
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu points  %.3g pts/s  %.0f s left ", std::string(fill, '#').c_str(),
+                 std::string(w - fill, '.').c_str(), done_, total_, rate, left);
+    if (done_ >= total_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  std::size_t total_, done_ = 0;
+  bool on_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+// Reads an existing output for --resume: checks its header, returns the complete data lines.
+std::vector<std::string> read_resume(const std::string& path, const std::vector<std::string>& header,
+                                     bool& complete) {
+  std::ifstream f(path);
+  if (!f) throw InputError("--resume: cannot read '" + path + "'");
+  std::vector<std::string> lines;
+  std::string line;
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::istringstream in(all);
+  while (std::getline(in, line)) lines.push_back(line);
+  if (!all.empty() && all.back() != '\n' && !lines.empty()) lines.pop_back();  // torn last line
+  complete = false;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (i >= lines.size() || lines[i] != header[i])
+      throw InputError("--resume: '" + path + "' was made with other settings or is not a saddle CSV (line " +
+                       std::to_string(i + 1) + " differs)");
+  }
+  std::vector<std::string> data;
+  for (std::size_t i = header.size(); i < lines.size(); ++i) {
+    if (lines[i].rfind(kTimingPrefix, 0) == 0) {
+      complete = true;
+      break;
+    }
+    data.push_back(lines[i]);
+  }
+  return data;
+}
+
+}  // namespace
+
+std::string canonical_command_line() {
+  static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
+                                                   "--plot-x", "--plot-y", "--plot-z", "--plot-by",
+                                                   "--plot-diff", "--plot-title"};
+  static const std::vector<std::string> flags{"--resume", "--no-progress"};
+  const auto& a = command_args();
+  std::string s;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::string name = a[i].substr(0, a[i].find('='));
+    bool skip = false;
+    for (const auto& f : flags) skip = skip || a[i] == f;
+    for (const auto& w : with_value)
+      if (name == w) {
+        skip = true;
+        if (a[i].find('=') == std::string::npos) ++i;  // value in the next token
+      }
+    if (skip) continue;
+    bool quote = a[i].empty() || a[i].find_first_of(" \t\"'$") != std::string::npos;
+    s += (s.empty() ? "" : " ") + (quote ? "'" + a[i] + "'" : a[i]);
+  }
+  return s;
+}
+
+void add_run_options(CLI::App* sub, RunOptions& r) {
+  sub->add_option("--out", r.out, "Write the CSV to FILE (rows appended as chains finish)")->group("Output");
+  sub->add_option("--plot", r.plot, "Also draw a PNG figure of the result (gnuplot)")->group("Output");
+  sub->add_option("--plot-x", r.plot_options.x, "Plot: x column (default: the longest sweep)")->group("Output");
+  sub->add_option("--plot-y", r.plot_options.y, "Plot: y column(s), comma-separated")->group("Output");
+  sub->add_option("--plot-z", r.plot_options.z, "Plot: heat-map column of a 2-D sweep")->group("Output");
+  sub->add_option("--plot-by", r.plot_options.by, "Plot: second axis of a 2-D heat map")->group("Output");
+  sub->add_option("--plot-diff", r.plot_options.diff,
+                  "Plot: 'COL:A-B' draws z of rows with COL=A minus rows with COL=B")->group("Output");
+  sub->add_option("--plot-title", r.plot_options.title, "Plot: title")->group("Output");
+  sub->add_flag("--resume", r.resume, "Skip the points already in --out (same settings required)")->group("Run");
+  sub->add_option("--shard", r.shard,
+                  "Compute shard i/N of the grid (0-based; default from SLURM_ARRAY_TASK_ID/COUNT)")->group("Run");
+  sub->add_option("--threads", r.threads, "OpenMP threads (0: default)")->group("Run");
+  sub->add_flag("!--no-progress", r.progress, "No progress bar on stderr")->group("Run");
+  sub->add_option("--cache", r.cache_dir, "Cache directory for computed chains")->group("Run");
+}
+
+void run_grid(const GridJob& job, const RunOptions& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (r.threads < 0) throw InputError("--threads: must be >= 0");
+  if (r.threads > 0) omp_set_num_threads(r.threads);
+  const Shard sh = parse_shard(r.shard);
+  if (r.resume && (r.out.empty() || r.out == "-")) throw InputError("--resume needs --out FILE");
+  int rank = 0, nranks = 1;
+#ifdef SADDLE_HAVE_MPI
+  int mpi_on = 0;
+  MPI_Initialized(&mpi_on);
+  if (mpi_on) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  }
+#endif
+  // Chains of this shard: a contiguous block, so shards concatenate to the single-run order.
+  const std::size_t C = job.chains.size();
+  const std::size_t lo = C * sh.index / sh.count, hi = C * (sh.index + 1) / sh.count;
+  const std::vector<std::string> header = header_lines(job, sh);
+
+  std::vector<std::string> previous;  // data lines kept from a resumed file
+  bool already_complete = false;
+  std::size_t first = lo;  // first chain still to compute
+  if (r.resume && rank == 0) {
+    std::ifstream probe(r.out);
+    if (probe) {
+      previous = read_resume(r.out, header, already_complete);
+      std::size_t rows = 0, k = lo;
+      while (k < hi && rows + job.chains[k].size <= previous.size()) rows += job.chains[k++].size;
+      previous.resize(rows);  // drop a partly written chain
+      first = k;
+    }
+  }
+#ifdef SADDLE_HAVE_MPI
+  if (nranks > 1) {
+    unsigned long long f = first;
+    MPI_Bcast(&f, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    first = static_cast<std::size_t>(f);
+  }
+#endif
+  // Output stream (rank 0 only): header + kept rows, then appended chain by chain.
+  std::unique_ptr<std::ofstream> file;
+  std::ostream* os = &std::cout;
+  std::vector<std::string> all_lines = previous;
+  if (rank == 0) {
+    if (!r.out.empty() && r.out != "-") {
+      file = std::make_unique<std::ofstream>(r.out, std::ios::trunc);
+      if (!*file) throw InputError("--out: cannot open '" + r.out + "' for writing");
+      os = file.get();
+    }
+    for (const auto& h : header) *os << h << "\n";
+    for (const auto& l : previous) *os << l << "\n";
+    os->flush();
+  }
+  const ChainCache cache(r.cache_dir, job);
+  std::size_t todo_points = 0;
+  for (std::size_t c = first; c < hi; ++c) todo_points += job.chains[c].size;
+  Progress progress(todo_points, r.progress && rank == 0);
+
+  // Chains this rank computes: round-robin over ranks.
+  std::vector<std::size_t> mine;
+  for (std::size_t c = first; c < hi; ++c)
+    if (static_cast<int>((c - first) % nranks) == rank) mine.push_back(c);
+  std::vector<std::vector<std::string>> done(hi - first);
+  std::vector<char> ready(hi - first, 0);
+  std::size_t next_to_write = first;
+  std::mutex mu;
+  auto flush_prefix = [&] {  // under mu, rank 0: write the finished prefix in chain order
+    while (next_to_write < hi && ready[next_to_write - first]) {
+      for (const auto& l : done[next_to_write - first]) {
+        *os << l << "\n";
+        all_lines.push_back(l);
+      }
+      done[next_to_write - first].clear();
+      ++next_to_write;
+    }
+    os->flush();
+  };
+  std::string error;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const std::size_t c = mine[k];
+    std::vector<std::string> lines;
+    try {
+      if (!cache.load(job.chains[c], lines)) {
+        auto rows = job.run_chain(c);
+        lines.clear();
+        for (const auto& row : rows) {
+          if (row.size() != job.columns.size())
+            throw std::logic_error("chain row has the wrong number of fields");
+          lines.push_back(join_row(row));
+        }
+        if (lines.size() != job.chains[c].size) throw std::logic_error("chain produced the wrong number of rows");
+        cache.store(job.chains[c], lines);
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (error.empty()) error = e.what();
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    done[c - first] = std::move(lines);
+    ready[c - first] = 1;
+    progress.advance(job.chains[c].size);
+    if (rank == 0 && nranks == 1) flush_prefix();
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+#ifdef SADDLE_HAVE_MPI
+  if (nranks > 1) {
+    if (rank != 0) {
+      for (std::size_t c : mine) {
+        std::string blob;
+        for (const auto& l : done[c - first]) blob += l + "\n";
+        unsigned long long idx = c;
+        MPI_Send(&idx, 1, MPI_UNSIGNED_LONG_LONG, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(blob.data(), static_cast<int>(blob.size()), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
+      }
+    } else {
+      flush_prefix();
+      std::size_t remaining = (hi - first) - mine.size();
+      for (; remaining > 0; --remaining) {
+        MPI_Status st;
+        unsigned long long idx;
+        MPI_Recv(&idx, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        int len = 0;
+        MPI_Status st2;
+        MPI_Probe(st.MPI_SOURCE, 2, MPI_COMM_WORLD, &st2);
+        MPI_Get_count(&st2, MPI_CHAR, &len);
+        std::string blob(static_cast<std::size_t>(len), '\0');
+        MPI_Recv(&blob[0], len, MPI_CHAR, st.MPI_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        std::istringstream in(blob);
+        std::string l;
+        std::vector<std::string> lines;
+        while (std::getline(in, l)) lines.push_back(l);
+        done[idx - first] = std::move(lines);
+        ready[idx - first] = 1;
+        progress.advance(job.chains[idx].size);
+        flush_prefix();
+      }
+    }
+    if (rank != 0) return;
+  }
+#endif
+  flush_prefix();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s %zu rows, %.3f s, threads=%d, ranks=%d", kTimingPrefix,
+                all_lines.size(), secs, omp_get_max_threads(), nranks);
+  *os << buf << "\n";
+  os->flush();
+  if (file) {
+    file->close();
+    if (!*file) throw InputError("--out: error while writing '" + r.out + "'");
+  }
+  if (!r.plot.empty()) {
+    CsvData data;
+    data.comments.assign(header.begin(), header.end() - 1);
+    data.columns = job.columns;
+    for (const auto& l : all_lines) {
+      std::vector<std::string> row;
+      std::string cur;
+      for (char ch : l) {
+        if (ch == ',') {
+          row.push_back(cur);
+          cur.clear();
+        } else {
+          cur += ch;
+        }
+      }
+      row.push_back(cur);
+      data.rows.push_back(row);
+    }
+    plot_csv(data, job.plot, r.plot_options, r.plot);
+  }
+}
+
+namespace {
+struct MergeCli {
+  std::vector<std::string> parts;
+  std::string out;
+};
+
+void run_merge(const MergeCli& m) {
+  struct Part {
+    int index = -1, count = -1;
+    std::vector<std::string> header, data;
+  };
+  std::vector<Part> parts;
+  for (const auto& p : m.parts) {
+    std::ifstream f(p);
+    if (!f) throw InputError("merge: cannot read '" + p + "'");
+    Part part;
+    std::string line;
+    bool in_header = true, complete = false;
+    while (std::getline(f, line)) {
+      if (line.rfind(kTimingPrefix, 0) == 0) {
+        complete = true;
+        break;
+      }
+      if (in_header && line.rfind(kShardPrefix, 0) == 0) {
+        if (std::sscanf(line.c_str() + std::strlen(kShardPrefix), " %d/%d", &part.index, &part.count) != 2)
+          throw InputError("merge: '" + p + "' has a malformed shard line");
+        continue;
+      }
+      if (in_header) {
+        part.header.push_back(line);
+        if (line.empty() || line[0] != '#') in_header = false;
+      } else {
+        part.data.push_back(line);
+      }
+    }
+    if (part.header.empty() || part.header[0].rfind("# saddle ", 0) != 0)
+      throw InputError("merge: '" + p + "' is not a saddle CSV");
+    if (part.index < 0) throw InputError("merge: '" + p + "' is not a shard output (no '# shard:' line)");
+    if (!complete) throw InputError("merge: '" + p + "' is incomplete (no '# timing:' line); finish it with --resume");
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) throw InputError("merge: no input files");
+  const int N = parts[0].count;
+  std::vector<const Part*> by_index(N, nullptr);
+  for (const auto& p : parts) {
+    if (p.count != N) throw InputError("merge: parts come from different shard counts");
+    if (p.header != parts[0].header) throw InputError("merge: parts were made with different settings");
+    if (by_index[p.index]) throw InputError("merge: shard " + std::to_string(p.index) + " given twice");
+    by_index[p.index] = &p;
+  }
+  for (int i = 0; i < N; ++i)
+    if (!by_index[i]) throw InputError("merge: shard " + std::to_string(i) + "/" + std::to_string(N) + " is missing");
+  std::ostringstream os;
+  std::size_t rows = 0;
+  for (const auto& h : parts[0].header) os << h << "\n";
+  for (int i = 0; i < N; ++i)
+    for (const auto& l : by_index[i]->data) {
+      os << l << "\n";
+      ++rows;
+    }
+  os << kTimingPrefix << " " << rows << " rows, merged from " << N << " shards\n";
+  if (m.out.empty() || m.out == "-") {
+    std::cout << os.str();
+  } else {
+    std::ofstream f(m.out);
+    if (!f) throw InputError("--out: cannot open '" + m.out + "' for writing");
+    f << os.str();
+  }
+}
+
+struct PlotCli {
+  std::string csv, out;
+  PlotOptions opt;
+};
+}  // namespace
+
+void register_merge(CLI::App& app) {
+  auto m = std::make_shared<MergeCli>();
+  CLI::App* sub = app.add_subcommand("merge", "Join --shard outputs into the file a single run writes");
+  sub->add_option("parts", m->parts, "Shard CSV files (any order)")->required();
+  sub->add_option("--out", m->out, "Output file (default: stdout)");
+  sub->callback([m] { run_merge(*m); });
+}
+
+void register_plot(CLI::App& app) {
+  auto p = std::make_shared<PlotCli>();
+  CLI::App* sub = app.add_subcommand("plot", "Draw a PNG figure from a saddle CSV (gnuplot)");
+  sub->add_option("csv", p->csv, "Input CSV written by saddle")->required();
+  sub->add_option("--out", p->out, "Output PNG")->required();
+  sub->add_option("--x", p->opt.x, "x column (default: the parameter with most values)");
+  sub->add_option("--y", p->opt.y, "y column(s), comma-separated");
+  sub->add_option("--z", p->opt.z, "Heat-map column (2-D sweep)");
+  sub->add_option("--by", p->opt.by, "Second axis of the heat map");
+  sub->add_option("--diff", p->opt.diff, "'COL:A-B': z of rows with COL=A minus rows with COL=B");
+  sub->add_option("--title", p->opt.title, "Title");
+  sub->callback([p] { plot_csv(read_csv(p->csv), PlotHints{}, p->opt, p->out); });
+}
+
+}  // namespace saddle

@@ -1,0 +1,60 @@
+// Grid runner shared by every subcommand (issue 6): a sweep is a list of continuation chains
+// (one chain = the points along the continuation axis for fixed other parameters). The runner
+// computes chains in parallel (OpenMP), or across MPI ranks, or for one shard of the grid, writes
+// rows in chain order as soon as a prefix of chains is complete (an interrupted run loses
+// nothing), resumes a partial file (--resume), reuses cached chains (--cache DIR), shows a
+// progress bar on a terminal, and plots the result (--plot FILE.png). The output does not depend
+// on the number of threads or ranks: each chain is computed independently and deterministically.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/plot.hpp"
+
+namespace saddle {
+
+// Options every subcommand gets from add_run_options (1:1 with the flags).
+struct RunOptions {
+  std::string out;        // --out FILE ("" = stdout)
+  std::string plot;       // --plot FILE.png
+  bool resume = false;    // --resume: continue an interrupted --out file
+  std::string shard;      // --shard i/N (0-based i); default from SLURM_ARRAY_TASK_ID/COUNT
+  int threads = 0;        // --threads N (0: OpenMP default)
+  bool progress = true;   // --no-progress disables the stderr progress bar
+  std::string cache_dir;  // --cache DIR: reuse chains computed before with the same settings
+  PlotOptions plot_options;
+};
+void add_run_options(CLI::App* sub, RunOptions& r);
+
+struct Chain {
+  std::string key;   // parameter values of the chain, for the cache (e.g. "lambda=0.1;alpha=1|2")
+  std::size_t size;  // number of rows it produces
+};
+
+struct GridJob {
+  std::vector<std::string> columns;
+  std::vector<std::pair<std::string, std::string>> settings;  // '# key: value' header lines
+  std::vector<Chain> chains;
+  // Rows of chain c, in order; must be deterministic and thread-safe (called concurrently).
+  std::function<std::vector<std::vector<std::string>>(std::size_t c)> run_chain;
+  PlotHints plot;  // what a default plot shows
+};
+
+// Runs the job according to `r` and writes the CSV (and the plot). Throws InputError for bad
+// run options (malformed --shard, --resume without --out, a resume file made differently).
+void run_grid(const GridJob& job, const RunOptions& r);
+
+// `saddle merge PART... --out FILE`: joins shard outputs into the file a single run writes.
+void register_merge(CLI::App& app);
+// `saddle plot CSV --out PNG [...]`: plots an existing CSV.
+void register_plot(CLI::App& app);
+
+// The command line without the run-only options (--out, --resume, --shard, --threads,
+// --no-progress, --cache, --plot*), as recorded in headers so shards and resumes compare equal.
+std::string canonical_command_line();
+
+}  // namespace saddle
