@@ -172,12 +172,24 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   if (heat) {
     const int bc = need(by);
     std::string z = !opt.z.empty() ? opt.z : ycols[0];
-    const int zc = need(z);
+    // z may be a difference of two columns, "colA-colB" (e.g. error-error_ridge).
+    int zc = data.col(z), zc2 = -1;
+    if (zc < 0 && z.find('-') != std::string::npos) {
+      zc = need(z.substr(0, z.find('-')));
+      zc2 = need(z.substr(z.find('-') + 1));
+    } else {
+      zc = need(z);
+    }
     // Grid (by, x) -> z, possibly a difference of two categories.
     std::map<std::pair<double, double>, double> A, B;
     for (const auto& r : data.rows) {
       double xv, bv, zv;
       if (!is_number(r[xc], xv) || !is_number(r[bc], bv) || !is_number(r[zc], zv)) continue;
+      double z2;
+      if (zc2 >= 0) {
+        if (!is_number(r[zc2], z2)) continue;
+        zv -= z2;
+      }
       if (!diff_col.empty()) {
         const std::string& cat = r[data.col(diff_col)];
         if (cat == diff_a) A[{bv, xv}] = zv;
@@ -189,7 +201,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
     std::string path = tmp_path("heat");
     tmpfiles.push_back(path);
     std::ofstream f(path);
-    double last_b = NAN;
+    double last_b = NAN, zmax = 0.0;
     std::size_t n = 0;
     for (const auto& kv : A) {
       double zv = kv.second;
@@ -201,16 +213,22 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
       if (!std::isnan(last_b) && kv.first.first != last_b) f << "\n";
       last_b = kv.first.first;
       f << kv.first.second << "," << kv.first.first << "," << zv << "\n";
+      zmax = std::max(zmax, std::fabs(zv));
       ++n;
     }
     f.close();
     if (n == 0) throw InputError("plot: nothing to draw (no matching rows for the heat map)");
     std::string zlabel = diff_col.empty() ? label_of(z) : z + " (" + diff_a + " - " + diff_b + ")";
+    if (zc2 >= 0) zlabel = data.columns[zc] + " - " + data.columns[zc2];
     gp << "set ylabel '" << label_of(by) << "'\n";
     if (is_log(by)) gp << "set logscale y\n";
     gp << "set view map\nset pm3d map interpolate 0,0\nset contour base\nset cntrparam levels auto 10\n"
           "unset key\nset cblabel '" << zlabel << "' noenhanced\n";
-    if (!diff_col.empty()) gp << "set palette defined (-1 'blue', 0 'white', 1 'red')\n";
+    if (!diff_col.empty() || zc2 >= 0) {
+      // Diverging palette centred on 0, and the zero contour drawn thick.
+      const double m = zmax > 0 ? zmax : 1.0;
+      gp << "set palette defined (-1 'blue', 0 'white', 1 'red')\nset cbrange [-" << m << ":" << m << "]\n";
+    }
     gp << "splot '" << path << "' using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
   } else {
     // Curves: one per combination of the other swept parameters and categorical columns.
