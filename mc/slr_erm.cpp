@@ -30,14 +30,87 @@ namespace {
 // c_nu of (S3), local copy (the mc module does not depend on the population module's sources).
 double cnu(Task task, double nu) { return task == Task::Spiked ? std::sqrt(nu) : nu; }
 
+
+// xoshiro256++ (Blackman & Vigna) seeded from a seed_seq, and Doornik's ZIGNOR ziggurat for
+// N(0,1) (128 strips, R = 3.442619855899, V = 9.91256303526217e-3): ~5x faster than
+// std::normal_distribution, which matters for the N L D + n_test L D token entries.
+class FastRng {
+ public:
+  explicit FastRng(std::seed_seq& seq) {
+    std::uint32_t w[8];
+    seq.generate(w, w + 8);
+    for (int i = 0; i < 4; ++i) s_[i] = (std::uint64_t(w[2 * i]) << 32) | w[2 * i + 1];
+    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;
+  }
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[0] + s_[3], 23) + s_[0];
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform on (0, 1) (never 0 or 1): 53 random bits, centred in their cell.
+  double uniform() { return ((next() >> 11) + 0.5) * 0x1.0p-53; }
+  // Uniform integer in {0, ..., n-1} (n small; bias below 2^-40).
+  int below(int n) { return static_cast<int>((next() >> 11) * 0x1.0p-53 * n); }
+  double normal() {
+    const auto& z = Zig::get();
+    for (;;) {
+      const std::uint64_t b = next();
+      const int i = static_cast<int>(b & 0x7F);
+      const double u = 2.0 * (((b >> 11) + 0.5) * 0x1.0p-53) - 1.0;
+      if (std::fabs(u) < z.r[i]) return u * z.x[i];  // inside the rectangle
+      if (i == 0) {                                   // base strip: the tail beyond R
+        double x, y;
+        do {
+          x = std::log(uniform()) / Zig::kR;
+          y = std::log(uniform());
+        } while (-2.0 * y < x * x);
+        return u < 0 ? x - Zig::kR : Zig::kR - x;
+      }
+      const double x = u * z.x[i];  // wedge
+      const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - x * x));
+      const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
+      if (f1 + uniform() * (f0 - f1) < 1.0) return x;
+    }
+  }
+
+ private:
+  struct Zig {
+    static constexpr double kR = 3.442619855899, kV = 9.91256303526217e-3;
+    double x[129], r[128];
+    Zig() {
+      double f = std::exp(-0.5 * kR * kR);
+      x[0] = kV / f;
+      x[1] = kR;
+      x[128] = 0.0;
+      for (int i = 2; i < 128; ++i) {
+        x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
+        f = std::exp(-0.5 * x[i] * x[i]);
+      }
+      for (int i = 0; i < 128; ++i) r[i] = x[i + 1] / x[i];
+    }
+    static const Zig& get() {
+      static const Zig z;
+      return z;
+    }
+  };
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::uint64_t s_[4];
+};
+
 // Random stream of (seed, index, purpose).
-std::mt19937_64 make_rng(std::uint64_t seed, std::uint64_t index, std::uint64_t purpose) {
+FastRng make_rng(std::uint64_t seed, std::uint64_t index, std::uint64_t purpose) {
   std::seed_seq seq{static_cast<std::uint32_t>(seed & 0xffffffffu),
                     static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(index & 0xffffffffu),
                     static_cast<std::uint32_t>(index >> 32),
                     static_cast<std::uint32_t>(purpose), 0x5152u};
-  return std::mt19937_64(seq);
+  return FastRng(seq);
 }
 
 enum Purpose : std::uint64_t { kTeacher = 1, kTrain = 2, kTest = 3, kInit = 4, kDirections = 5 };
@@ -201,18 +274,15 @@ void test_errors(const SimSetting& set, const Teacher& T, const std::vector<doub
   const int D = T.D, Lmax = max_length(set);
   const double isd = 1.0 / std::sqrt(double(D));
   auto rng = make_rng(seed, index, kTest);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-  std::uniform_real_distribution<double> unif(0.0, 1.0);
-  std::uniform_int_distribution<int> pick_len(0, static_cast<int>(set.lengths.size()) - 1);
   std::vector<float> X(static_cast<std::size_t>(Lmax) * D);
   std::vector<double> chis(Lmax), zs(Lmax), chi(Lmax), z(Lmax), s(Lmax), w(Lmax);
   double acc = 0, accb = 0;
   for (int mu = 0; mu < n; ++mu) {
-    const int L = set.lengths[pick_len(rng)];
-    for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) X[i] = float(gauss(rng));
+    const int L = set.lengths[rng.below(static_cast<int>(set.lengths.size()))];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) X[i] = float(rng.normal());
     int eps = 0;
     if (set.task == Task::Spiked) {
-      eps = std::uniform_int_distribution<int>(0, L - 1)(rng);
+      eps = rng.below(L);
       const double sp = std::sqrt(set.nu) * isd;
       float* xr = X.data() + static_cast<std::size_t>(eps) * D;
       for (int i = 0; i < D; ++i) xr[i] = float(double(xr[i]) + sp * T.kstar[i]);
@@ -226,8 +296,8 @@ void test_errors(const SimSetting& set, const Teacher& T, const std::vector<doub
       chi[l] *= isd;
       z[l] *= isd;
     }
-    if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, unif(rng));
-    const double y = zs[eps] + std::sqrt(set.delta) * gauss(rng);
+    if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, rng.uniform());
+    const double y = zs[eps] + std::sqrt(set.delta) * rng.normal();
     const double f = attention_forward(set.activation, set.erf_b, L, chi.data(), z.data(),
                                        s.data(), w.data());
     const double fb = bayes_predict(set.task, set.nu, L, chis.data(), zs.data(), s.data());
@@ -330,11 +400,10 @@ Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index) {
   Teacher T;
   T.D = D;
   auto rng = make_rng(seed, index, kTeacher);
-  std::normal_distribution<double> gauss(0.0, 1.0);
   T.kstar.resize(D);
   T.vstar.resize(D);
-  for (double& x : T.kstar) x = gauss(rng);
-  for (double& x : T.vstar) x = gauss(rng);
+  for (double& x : T.kstar) x = rng.normal();
+  for (double& x : T.vstar) x = rng.normal();
   orthogonalise(T.vstar, {&T.kstar});
   scale_to_norm(T.kstar, std::sqrt(double(D)));
   scale_to_norm(T.vstar, std::sqrt(double(D)));
@@ -347,9 +416,6 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
   const int D = T.D;
   const double isd = 1.0 / std::sqrt(double(D));
   auto rng = make_rng(seed, index, purpose);
-  std::normal_distribution<double> gauss(0.0, 1.0);
-  std::uniform_real_distribution<double> unif(0.0, 1.0);
-  std::uniform_int_distribution<int> pick_len(0, static_cast<int>(set.lengths.size()) - 1);
   Dataset data;
   data.D = D;
   data.N = N;
@@ -357,7 +423,7 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
   data.offset[0] = 0;
   std::vector<int> len(N);
   for (int mu = 0; mu < N; ++mu) {
-    len[mu] = set.lengths[pick_len(rng)];
+    len[mu] = set.lengths[rng.below(static_cast<int>(set.lengths.size()))];
     data.offset[mu + 1] = data.offset[mu] + len[mu];
   }
   data.X.resize(static_cast<std::size_t>(data.offset[N]) * D);
@@ -368,10 +434,10 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
   for (int mu = 0; mu < N; ++mu) {
     const int L = len[mu];
     float* x0 = data.X.data() + static_cast<std::size_t>(data.offset[mu]) * D;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) x0[i] = float(gauss(rng));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) x0[i] = float(rng.normal());
     int eps = 0;
     if (set.task == Task::Spiked) {  // §1.5: add (sqrt(nu)/sqrt(D)) k* to x_{eps*}
-      eps = std::uniform_int_distribution<int>(0, L - 1)(rng);
+      eps = rng.below(L);
       const double sp = std::sqrt(set.nu) * isd;
       float* xr = x0 + static_cast<std::size_t>(eps) * D;
       for (int i = 0; i < D; ++i) xr[i] = float(double(xr[i]) + sp * T.kstar[i]);
@@ -382,9 +448,9 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
       chis[l] *= isd;
       zs[l] *= isd;
     }
-    if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, unif(rng));
+    if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, rng.uniform());
     data.eps[mu] = eps;
-    data.y[mu] = zs[eps] + std::sqrt(set.delta) * gauss(rng);  // (S4)
+    data.y[mu] = zs[eps] + std::sqrt(set.delta) * rng.normal();  // (S4)
   }
   return data;
 }
@@ -485,8 +551,7 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
     }
   } else {  // §6: entries N(0, 0.01)
     auto rng = make_rng(seed, index, kInit);
-    std::normal_distribution<double> gauss(0.0, opt.init_sd);
-    for (double& x : theta) x = gauss(rng);
+    for (double& x : theta) x = opt.init_sd * rng.normal();
   }
 
   ceres::GradientProblemSolver::Options options;
@@ -527,10 +592,9 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
   const auto t0 = std::chrono::steady_clock::now();
   const Teacher T = draw_teacher(D, seed, index);
   auto rng = make_rng(seed, index, kDirections);
-  std::normal_distribution<double> gauss(0.0, 1.0);
   std::vector<double> uk(D), uv(D);
-  for (double& x : uk) x = gauss(rng);
-  for (double& x : uv) x = gauss(rng);
+  for (double& x : uk) x = rng.normal();
+  for (double& x : uv) x = rng.normal();
   orthogonalise(uk, {&T.kstar, &T.vstar});
   orthogonalise(uv, {&T.kstar, &T.vstar, &uk});
   scale_to_norm(uk, std::sqrt(double(D)));
