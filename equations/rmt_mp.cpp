@@ -206,7 +206,10 @@ MPRule mp_split_rule(double c, const std::vector<cplx>& poles, int n) {
 
 cplx mp_stieltjes(double c, cplx z) {
   const double sm = mp_lower_edge(c), sp = mp_upper_edge(c);
-  return (-(z + 1.0 - c) + std::sqrt(z - sm) * std::sqrt(z - sp)) / (2.0 * z);
+  const cplx b = -(z + 1.0 - c), R = std::sqrt(z - sm) * std::sqrt(z - sp);
+  // The two roots multiply to 1/z: use the form without cancellation.
+  if (std::abs(b + R) >= std::abs(b - R)) return (b + R) / (2.0 * z);
+  return 2.0 / (b - R);
 }
 
 cplx mp_stieltjes_derivative(double c, cplx z) {
