@@ -103,9 +103,11 @@ int max_length(const std::vector<int>& lengths) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Laplace tables (§7a): for Y ~ N(mu, q), q > 0, on a tau grid: log L0, 1 - L0, L1, L2.
+// Laplace tables (§7a): for Y ~ N(mu, q), q > 0, on a tau grid: log L0, 1 - L0, and the scaled
+// tL1 = t L1 = E[(ta) e^{-ta}] <= 1/e, t2L2 = t^2 L2 = E[(ta)^2 e^{-ta}] <= 4/e^2 (no overflow for
+// any q: ta = exp(tau + log a) is formed in log space).
 struct LapTable {
-  std::vector<double> logL0, cL0, L1, L2;
+  std::vector<double> logL0, cL0, tL1, t2L2;
 };
 
 LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
@@ -113,40 +115,44 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   const double sq = std::sqrt(q);
   const double hx = std::min(acc.h_x, acc.steep / sq);
   const double xlo = -acc.x_tail;
-  const double xhi = acc.x_tail + (act == Activation::Softmax ? 2.0 * sq : 0.0);
+  // (ta)^2 e^{-ta} phi(x) at the smallest t peaks near x = 2 sqrt(q) (softmax), unless e^{-ta}
+  // cuts it first.
+  double xhi = acc.x_tail + (act == Activation::Softmax ? 2.0 * sq : 0.0);
+  if (act == Activation::Softmax)
+    xhi = std::max(acc.x_tail, std::min(xhi, (std::log(kExpUnderflow) - tau.at(0) - mu) / sq + 1.0));
   Grid xg = make_grid(xlo, xhi, hx);
-  std::vector<double> w(xg.n), a(xg.n), wsuffix(xg.n + 1, 0.0);
+  std::vector<double> w(xg.n), la(xg.n), wsuffix(xg.n + 1, 0.0);
   for (int k = 0; k < xg.n; ++k) {
     double x = xg.at(k);
     w[k] = hx * norm_pdf(x);
-    a[k] = act_a(act, mu + sq * x);
+    la[k] = log_act_a(act, mu + sq * x);
   }
   for (int k = xg.n - 1; k >= 0; --k) wsuffix[k] = wsuffix[k + 1] + w[k];
   LapTable T;
   T.logL0.resize(tau.n);
   T.cL0.resize(tau.n);
-  T.L1.resize(tau.n);
-  T.L2.resize(tau.n);
+  T.tL1.resize(tau.n);
+  T.t2L2.resize(tau.n);
   for (int i = 0; i < tau.n; ++i) {
-    const double t = std::exp(tau.at(i));
+    const double ti = tau.at(i);
     double s0 = 0, s1 = 0, s2 = 0, c = 0;
     int k = 0;
     for (; k < xg.n; ++k) {
-      const double ua = t * a[k];
+      const double ua = std::exp(ti + la[k]);
       if (ua > kExpUnderflow) break;  // a increases with x: every later term vanishes
       const double e = std::exp(-ua);
       const double we = w[k] * e;
       s0 += we;
-      const double p1 = we * a[k];
+      const double p1 = we * ua;
       s1 += p1;
-      s2 += p1 * a[k];
+      s2 += p1 * ua;
       c += w[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
     }
     c += wsuffix[k];
     T.cL0[i] = c;
     T.logL0[i] = c < 0.5 ? std::log1p(-c) : std::log(s0);
-    T.L1[i] = s1;
-    T.L2[i] = s2;
+    T.tL1[i] = s1;
+    T.t2L2[i] = s2;
   }
   return T;
 }
@@ -167,7 +173,8 @@ std::vector<ABDetail> spiked_normalised(Activation act, double mu_s, double q,
   const double sq = std::sqrt(q);
   const int Lmax = max_length(lengths);
   const double lo = -std::log(double(Lmax)) -
-                    std::max(log_mean_a(act, mu_s, q), log_mean_a(act, 0.0, q)) - acc.tail;
+                    std::max({log_mean_a(act, mu_s, q), log_mean_a(act, 0.0, q),
+                              log_act_a(act, std::max(mu_s, 0.0) + 9.0 * sq)}) - acc.tail;
   const double hi = std::log(acc.tail) - log_act_a(act, std::min(mu_s, 0.0) - acc.x_tail * sq) + 1.0;
   Grid tau = make_grid(lo, hi, acc.h_tau);
   LapTable Ts = laplace_table(act, mu_s, q, tau, acc);
@@ -183,16 +190,15 @@ std::vector<ABDetail> spiked_normalised(Activation act, double mu_s, double q,
     double A = 0, B = 0, cA = 0, cB = 0;
     const double Lm1 = L - 1;
     for (int i = 0; i < tau.n; ++i) {
-      const double t = std::exp(tau.at(i));
+      // dt = t dtau: B = int t L1 .., A = int t^2 L2 .. (S26)-(S28)
       const double l0 = T0.logL0[i];
       const double e1 = powlog(l0, Lm1), e2 = powlog(l0, Lm1 - 1), e3 = powlog(l0, Lm1 - 2);
       const double L0s = std::exp(Ts.logL0[i]);
-      B += t * Ts.L1[i] * e1;
-      cB += t * Lm1 * L0s * T0.L1[i] * e2;
-      A += t * t * (Ts.L2[i] * e1 + Lm1 * T0.L2[i] * L0s * e2);
-      cA += t * t *
-            (2.0 * Lm1 * Ts.L1[i] * T0.L1[i] * e2 +
-             (L >= 3 ? Lm1 * (Lm1 - 1) * T0.L1[i] * T0.L1[i] * L0s * e3 : 0.0));
+      B += Ts.tL1[i] * e1;
+      cB += Lm1 * L0s * T0.tL1[i] * e2;
+      A += Ts.t2L2[i] * e1 + Lm1 * T0.t2L2[i] * L0s * e2;
+      cA += 2.0 * Lm1 * Ts.tL1[i] * T0.tL1[i] * e2 +
+            (L >= 3 ? Lm1 * (Lm1 - 1) * T0.tL1[i] * T0.tL1[i] * L0s * e3 : 0.0);
     }
     r.A = A * tau.h;
     r.B = B * tau.h;
@@ -208,7 +214,8 @@ void max_normalised_A(Activation act, double q, const std::vector<int>& lengths,
                       const PopulationAccuracy& acc, std::vector<ABDetail>& out) {
   const double sq = std::sqrt(q);
   const int Lmax = max_length(lengths);
-  const double lo = -std::log(double(Lmax)) - log_mean_a(act, 0.0, q) - acc.tail;
+  const double lo = -std::log(double(Lmax)) -
+                    std::max(log_mean_a(act, 0.0, q), log_act_a(act, 9.0 * sq)) - acc.tail;
   const double hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
   Grid tau = make_grid(lo, hi, acc.h_tau);
   LapTable T0 = laplace_table(act, 0.0, q, tau, acc);
@@ -221,10 +228,9 @@ void max_normalised_A(Activation act, double q, const std::vector<int>& lengths,
     }
     double A = 0, cA = 0;
     for (int i = 0; i < tau.n; ++i) {
-      const double t = std::exp(tau.at(i));
       const double l0 = T0.logL0[i];
-      A += t * t * T0.L2[i] * powlog(l0, L - 1);
-      cA += t * t * T0.L1[i] * T0.L1[i] * powlog(l0, L - 2);
+      A += T0.t2L2[i] * powlog(l0, L - 1);
+      cA += T0.tL1[i] * T0.tL1[i] * powlog(l0, L - 2);
     }
     out[j].A = A * tau.h * L;
     out[j].cA = cA * tau.h * double(L) * (L - 1);
@@ -330,7 +336,8 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   Grid zg1 = make_grid(std::min(0.0, tilt) - acc.x_tail, std::max(0.0, tilt) + acc.x_tail, hz);
   // t grid (s-normalisation): tilted eps* token has Y ~ N(nu m, q).
   const double t_lo = -std::log(double(Lmax)) -
-                      std::max(log_mean_a(act, nu * m, q), log_mean_a(act, 0.0, q)) - acc.tail;
+                      std::max({log_mean_a(act, nu * m, q), log_mean_a(act, 0.0, q),
+                                log_act_a(act, std::max(nu * m, 0.0) + 9.0 * sq)}) - acc.tail;
   const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
   Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
   // u grid (p-normalisation): e^{nu X}, tilted token X ~ N(nu, 1): log E = 1.5 nu^2.
@@ -347,16 +354,15 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   Eigen::MatrixXd Sb(nt, zg0.n), Kb(zg0.n, nu_);
   std::vector<double> cL0(nt, 0.0), cP0(nu_, 0.0);
   {
-    std::vector<double> w(zg0.n), a(zg0.n);
+    std::vector<double> w(zg0.n), la(zg0.n);
     for (int k = 0; k < zg0.n; ++k) {
       w[k] = hz * norm_pdf(zg0.at(k));
-      a[k] = act_a(act, sq * zg0.at(k));
+      la[k] = log_act_a(act, sq * zg0.at(k));
     }
     for (int i = 0; i < nt; ++i) {
-      const double t = std::exp(tg.at(i));
       double cs = 0;
       for (int k = 0; k < zg0.n; ++k) {
-        const double ua = t * a[k];
+        const double ua = std::exp(tg.at(i) + la[k]);
         const double cb = ua < 0.5 ? -std::expm1(-ua) : (ua > kExpUnderflow ? 1.0 : 1.0 - std::exp(-ua));
         Sb(i, k) = w[k] * cb;
         cs += w[k] * cb;
@@ -379,18 +385,18 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   Kb.resize(0, 0);
   // eps* token: Xi1 = E[e^{nu X} a(Y) e^{-u e^{nu X} - t a(Y)}]; E_eta[e^{nu X} e^{-u e^{nu X}}] =
   // e^{nu c z + sigma^2/2} Lambda(u e^{nu c z + sigma^2}).
+  // scaled: S1 = w (ta) e^{-ta}, K1 = u e^{nu X} ... (the t u factor of dt du = t u dtau dups)
   Eigen::MatrixXd S1(nt, zg1.n), K1(zg1.n, nu_);
   {
-    std::vector<double> w(zg1.n), a(zg1.n);
+    std::vector<double> w(zg1.n), la(zg1.n);
     for (int k = 0; k < zg1.n; ++k) {
       w[k] = hz * norm_pdf(zg1.at(k));
-      a[k] = act_a(act, sq * zg1.at(k));
+      la[k] = log_act_a(act, sq * zg1.at(k));
     }
     for (int i = 0; i < nt; ++i) {
-      const double t = std::exp(tg.at(i));
       for (int k = 0; k < zg1.n; ++k) {
-        const double ua = t * a[k];
-        S1(i, k) = ua > kExpUnderflow ? 0.0 : w[k] * a[k] * std::exp(-ua);
+        const double ua = std::exp(tg.at(i) + la[k]);
+        S1(i, k) = ua > kExpUnderflow ? 0.0 : w[k] * ua * std::exp(-ua);
       }
     }
     for (int j = 0; j < nu_; ++j)
@@ -398,7 +404,7 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
         const double ez = nu * c * zg1.at(k);
         double lv1, lc1;
         lam.eval(ug.at(j) + ez + sigma * sigma, lv1, lc1);
-        K1(k, j) = std::exp(ez + 0.5 * sigma * sigma + lv1);
+        K1(k, j) = std::exp(ug.at(j) + ez + 0.5 * sigma * sigma + lv1);
       }
   }
   Eigen::MatrixXd Xi1 = S1 * K1;
@@ -411,14 +417,13 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
     }
     double B = 0;
     for (int j = 0; j < nu_; ++j) {
-      const double u = std::exp(ug.at(j));
       for (int i = 0; i < nt; ++i) {
         const double x1 = Xi1(i, j);
         if (x1 == 0.0) continue;
         const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M(i, j)));  // 1 - Xi0
         // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
         const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
-        B += std::exp(tg.at(i)) * u * x1 * powlog(lx, L - 1);
+        B += x1 * powlog(lx, L - 1);
       }
     }
     out[jl].B = B * tg.h * ug.h * L;
@@ -474,30 +479,28 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
     for (int k = 0; k < xig.n; ++k) xiw[k] = hxi * norm_pdf(xig.at(k));
   }
   // l, 1 - l, l1 at (tau, x)
+  // l1 is returned scaled by t: t l1 = E[(ta) e^{-ta}]
   auto ell = [&](double tau, double x, double& l0, double& cl0, double& l1) {
-    const double t = std::exp(tau);
     if (r == 0.0) {
-      const double av = act_a(act, m * x);
-      const double ua = t * av;
+      const double ua = std::exp(tau + log_act_a(act, m * x));
       l0 = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
       cl0 = ua < 0.5 ? -std::expm1(-ua) : 1.0 - l0;
-      l1 = av * l0;
+      l1 = ua * l0;
     } else if (lam) {
       double lv, lc, lv1, lc1;
       lam->eval(tau + m * x, lv, lc);
       l0 = std::exp(lv);
       cl0 = std::exp(lc);
       lam->eval(tau + m * x + r * r, lv1, lc1);
-      l1 = std::exp(m * x + 0.5 * r * r + lv1);
+      l1 = std::exp(tau + m * x + 0.5 * r * r + lv1);
     } else {
       double s0 = 0, c0 = 0, s1 = 0;
       for (int k = 0; k < xig.n; ++k) {
-        const double av = act_a(act, m * x + r * xig.at(k));
-        const double ua = t * av;
+        const double ua = std::exp(tau + log_act_a(act, m * x + r * xig.at(k)));
         const double e = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
         s0 += xiw[k] * e;
         c0 += xiw[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
-        s1 += xiw[k] * av * e;
+        s1 += xiw[k] * ua * e;
       }
       l0 = s0;
       cl0 = c0;
@@ -530,13 +533,12 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
       const double oneminus = c_all + upper[k];  // 1 - C(t, x_k)
       logC[k] = oneminus < 0.5 ? std::log1p(-oneminus) : std::log(lower);
     }
-    const double t = std::exp(tau);
     for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
       const int L = lengths[jl];
       double sum = 0.0;
       for (int k = 0; k < nx; ++k)
         if (base[k] > 0.0) sum += base[k] * powlog(logC[k], L - 1);
-      Bs[jl] += t * sum * hx;
+      Bs[jl] += sum * hx;
     }
   }
   for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
@@ -568,21 +570,20 @@ void max_normalised_B_inf_smooth(Activation act, double m, double q,
   const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
   Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
   const int nz = zg.n, nx = xg.n, nt = tg.n;
-  std::vector<double> w(nz), a(nz);
+  std::vector<double> w(nz), la(nz);
   for (int k = 0; k < nz; ++k) {
     w[k] = hz * norm_pdf(zg.at(k));
-    a[k] = act_a(act, sq * zg.at(k));
+    la[k] = log_act_a(act, sq * zg.at(k));
   }
-  Eigen::MatrixXd S0(nt, nz), S1(nt, nz);
+  Eigen::MatrixXd S0(nt, nz), S1(nt, nz);  // S1 scaled by t
   std::vector<double> cL0(nt);
   for (int i = 0; i < nt; ++i) {
-    const double t = std::exp(tg.at(i));
     double cs = 0;
     for (int k = 0; k < nz; ++k) {
-      const double ua = t * a[k];
+      const double ua = std::exp(tg.at(i) + la[k]);
       const double e = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
       S0(i, k) = w[k] * e;
-      S1(i, k) = w[k] * a[k] * e;
+      S1(i, k) = w[k] * ua * e;
       cs += w[k] * (ua < 0.5 ? -std::expm1(-ua) : 1.0 - e);
     }
     cL0[i] = cs;
@@ -608,7 +609,7 @@ void max_normalised_B_inf_smooth(Activation act, double m, double q,
       for (int i = 0; i < nt; ++i) {
         const double om = cL0[i] + Cb(i, j);  // 1 - C
         const double lc = om < 0.5 ? std::log1p(-om) : std::log(C(i, j));
-        B += std::exp(tg.at(i)) * D1(i, j) * powlog(lc, L - 1);
+        B += D1(i, j) * powlog(lc, L - 1);
       }
     out[jl].B = B * tg.h * xg.h * L;
     out[jl].cB = 1.0 - out[jl].B;
