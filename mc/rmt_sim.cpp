@@ -214,22 +214,30 @@ SimSummary simulate(const SimSetting& s) {
   sum.p = s.p();
   sum.draws = s.draws;
   const std::size_t M = s.models.size(), G = s.gammas.size();
-  auto stat = [&](auto get) {
+  // Mean and s.e. (sd / sqrt(draws)) of x(draw, model, gamma), summed in draw order.
+  auto stat = [&](auto x) {
     std::vector<std::vector<Stat>> out(M, std::vector<Stat>(G));
     for (std::size_t m = 0; m < M; ++m)
       for (std::size_t k = 0; k < G; ++k) {
         double mean = 0.0;
-        for (const auto& d : draws) mean += get(d)[m][k];
+        for (const auto& d : draws) mean += x(d, m, k);
         mean /= s.draws;
         double var = 0.0;
-        for (const auto& d : draws) var += (get(d)[m][k] - mean) * (get(d)[m][k] - mean);
+        for (const auto& d : draws) var += (x(d, m, k) - mean) * (x(d, m, k) - mean);
         out[m][k].mean = mean;
         out[m][k].se = s.draws > 1 ? std::sqrt(var / (s.draws - 1) / s.draws) : 0.0;
       }
     return out;
   };
-  sum.error = stat([](const DrawResult& d) -> const std::vector<std::vector<double>>& { return d.error; });
-  sum.trace = stat([](const DrawResult& d) -> const std::vector<std::vector<double>>& { return d.trace; });
+  sum.error = stat([](const DrawResult& d, std::size_t m, std::size_t k) { return d.error[m][k]; });
+  sum.trace = stat([](const DrawResult& d, std::size_t m, std::size_t k) { return d.trace[m][k]; });
+  for (std::size_t r = 0; r < M; ++r)
+    if (s.models[r] == Model::Ridge) {
+      sum.diff_ridge = stat([r](const DrawResult& d, std::size_t m, std::size_t k) {
+        return d.error[m][k] - d.error[r][k];
+      });
+      break;
+    }
   sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return sum;
 }
