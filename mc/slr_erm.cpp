@@ -270,13 +270,13 @@ int max_length(const SimSetting& set) {
 // the Bayes predictor.
 void test_errors(const SimSetting& set, const Teacher& T, const std::vector<double>& k,
                  const std::vector<double>& v, int n, std::uint64_t seed, std::uint64_t index,
-                 double* mse, double* mse_bayes) {
+                 double* mse, double* mse_bayes, double* var, double* var_bayes) {
   const int D = T.D, Lmax = max_length(set);
   const double isd = 1.0 / std::sqrt(double(D));
   auto rng = make_rng(seed, index, kTest);
   std::vector<float> X(static_cast<std::size_t>(Lmax) * D);
   std::vector<double> chis(Lmax), zs(Lmax), chi(Lmax), z(Lmax), s(Lmax), w(Lmax);
-  double acc = 0, accb = 0;
+  double acc = 0, accb = 0, acc2 = 0, accb2 = 0;
   for (int mu = 0; mu < n; ++mu) {
     const int L = set.lengths[rng.below(static_cast<int>(set.lengths.size()))];
     for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) X[i] = float(rng.normal());
@@ -301,11 +301,17 @@ void test_errors(const SimSetting& set, const Teacher& T, const std::vector<doub
     const double f = attention_forward(set.activation, set.erf_b, L, chi.data(), z.data(),
                                        s.data(), w.data());
     const double fb = bayes_predict(set.task, set.nu, L, chis.data(), zs.data(), s.data());
-    acc += (y - f) * (y - f);
-    accb += (y - fb) * (y - fb);
+    const double e = (y - f) * (y - f), eb = (y - fb) * (y - fb);
+    acc += e;
+    accb += eb;
+    acc2 += e * e;
+    accb2 += eb * eb;
   }
   *mse = acc / n;
   *mse_bayes = accb / n;
+  // per-sample variances of the squared errors (for the pooled standard error)
+  *var = n > 1 ? std::max(0.0, (acc2 - acc * acc / n) / (n - 1)) : 0.0;
+  *var_bayes = n > 1 ? std::max(0.0, (accb2 - accb * accb / n) / (n - 1)) : 0.0;
 }
 
 void fill_overlaps(const Teacher& T, const std::vector<double>& k, const std::vector<double>& v,
@@ -575,7 +581,9 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
   r.termination = summary.message;
   r.train_loss = empirical_risk(set, data, opt.lambda, opt.lambda, theta.data(), nullptr) / N;
   r.train_mse = mean_squared_error(set, data, k.data(), v.data());
-  test_errors(set, T, k, v, opt.n_test, seed, index, &r.test_mse, &r.e_bayes);
+  test_errors(set, T, k, v, opt.n_test, seed, index, &r.test_mse, &r.e_bayes, &r.test_var,
+              &r.bayes_var);
+  r.n_test = opt.n_test;
   r.e_test = r.test_mse - set.delta;
   r.e_bayes -= set.delta;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -586,7 +594,7 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
                                double q_v, int n_test, std::uint64_t seed, std::uint64_t index) {
   check_setting(set);
   if (D < 4) throw std::invalid_argument("population mode needs D >= 4");
-  if (!(q_k >= m_k * m_k) || !(q_v >= m_v * m_v))
+  if (!(q_k >= m_k * m_k * (1 - 1e-12)) || !(q_v >= m_v * m_v * (1 - 1e-12)))
     throw std::invalid_argument("population mode needs q_k >= m_k^2 and q_v >= m_v^2");
   if (n_test < 1) throw std::invalid_argument("n_test must be >= 1");
   const auto t0 = std::chrono::steady_clock::now();
@@ -600,14 +608,17 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
   scale_to_norm(uk, std::sqrt(double(D)));
   scale_to_norm(uv, std::sqrt(double(D)));
   std::vector<double> k(D), v(D);
-  const double ak = std::sqrt(q_k - m_k * m_k), av = std::sqrt(q_v - m_v * m_v);
+  const double ak = std::sqrt(std::max(0.0, q_k - m_k * m_k));
+  const double av = std::sqrt(std::max(0.0, q_v - m_v * m_v));
   for (int i = 0; i < D; ++i) {
     k[i] = m_k * T.kstar[i] + ak * uk[i];
     v[i] = m_v * T.vstar[i] + av * uv[i];
   }
   SeedResult r;
   fill_overlaps(T, k, v, r);
-  test_errors(set, T, k, v, n_test, seed, index, &r.test_mse, &r.e_bayes);
+  test_errors(set, T, k, v, n_test, seed, index, &r.test_mse, &r.e_bayes, &r.test_var,
+              &r.bayes_var);
+  r.n_test = n_test;
   r.e_test = r.test_mse - set.delta;
   r.e_bayes -= set.delta;
   r.converged = true;
@@ -647,6 +658,18 @@ Summary summarize_seeds(std::vector<SeedResult> results) {
   S.iterations = stat([](const SeedResult& r) { return double(r.iterations); });
   S.seconds = stat([](const SeedResult& r) { return r.seconds; });
   for (const auto& r : results) S.converged += r.converged ? 1 : 0;
+  // Pooled standard errors: all seeds' test samples together (valid when the risk does not
+  // depend on the teacher draw, as in the population mode, where (S6) is exact).
+  double vt = 0, vb = 0, nt = 0;
+  for (const auto& r : results) {
+    vt += r.test_var * r.n_test;
+    vb += r.bayes_var * r.n_test;
+    nt += r.n_test;
+  }
+  if (nt > 0) {
+    S.e_test_pooled_se = std::sqrt(vt) / nt;
+    S.e_bayes_pooled_se = std::sqrt(vb) / nt;
+  }
   S.per_seed = std::move(results);
   return S;
 }

@@ -104,6 +104,8 @@ struct SeedResult {
   double test_mse = 0;                           // on fresh samples (incl. Delta)
   double e_test = 0;                             // test_mse - Delta (excess error)
   double e_bayes = 0;                            // Bayes predictor (S9) on the same fresh samples
+  double test_var = 0, bayes_var = 0;             // per-sample variances of (y - f)^2
+  int n_test = 0;
   int iterations = 0;
   bool converged = false;                        // Ceres termination CONVERGENCE
   std::string termination;                       // Ceres message
@@ -130,6 +132,9 @@ struct Summary {
   Stat m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
       iterations, seconds;
   int converged = 0;  // number of seeds whose L-BFGS converged
+  // Standard errors of e_test, e_bayes from all test samples pooled (population mode: the risk
+  // does not depend on the teacher draw, so the pooled samples are i.i.d.).
+  double e_test_pooled_se = 0, e_bayes_pooled_se = 0;
   std::vector<SeedResult> per_seed;
 };
 Summary summarize_seeds(std::vector<SeedResult> results);
