@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# CLI checks of `saddle mc slr` (spec slr.md §1.5, §6): CSV shape, input errors (exit 2, no
+# stdout), and independence of the results from the thread count.
+set -u
+S="$1"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. population mode: one mean row, source=mc, no NaN
+"$S" mc slr --mode population --task max --nu inf --L 3 --activation linear \
+  --m-k 0.8 --q-k 0.7 --m-v 0.3 --q-v 0.1 --D 24 --seeds 2 --n-test 2000 > "$tmp/pop.csv" \
+  || fail "population run"
+grep -q '^source,mode,' "$tmp/pop.csv" || fail "header"
+[ "$(grep -c '^mc,population,max,3,' "$tmp/pop.csv")" = 1 ] || fail "one population row"
+grep -v '^#' "$tmp/pop.csv" | grep -qi 'nan' && fail "NaN in population output"
+
+# 2. ERM: two seeds converge; per-seed rows
+"$S" mc slr --task spiked --L 2 --nu 2 --alpha 2 --D 40 --seeds 2 --n-test 500 --per-seed \
+  > "$tmp/erm.csv" || fail "erm run"
+[ "$(grep -c '^mc,erm,spiked,2,' "$tmp/erm.csv")" = 3 ] || fail "mean + 2 seed rows"
+conv=$(grep '^mc,erm,.*,all,' "$tmp/erm.csv" | awk -F, '{print $(NF-2)}')
+[ "$conv" = 2 ] || fail "both seeds should converge (got $conv)"
+
+# 3. results do not depend on the number of threads (seconds column dropped)
+for t in 1 2; do
+  OMP_NUM_THREADS=$t "$S" mc slr --task spiked --L 1,2,3 --nu 2 --alpha 1.5 --D 30 --seeds 3 \
+    --n-test 300 --activation softplus --init random --per-seed | grep -v '^#' \
+    | awk -F, 'BEGIN{OFS=","} {NF=NF-1; print}' > "$tmp/t$t.csv" || fail "thread run $t"
+done
+cmp -s "$tmp/t1.csv" "$tmp/t2.csv" || fail "results differ between 1 and 2 threads"
+
+# 4. bad input: exit code 2, one error line, nothing on stdout
+bad() {
+  out=$("$S" "$@" 2>"$tmp/err"); rc=$?
+  [ $rc = 2 ] || fail "expected exit 2 for: $* (got $rc)"
+  [ -z "$out" ] || fail "stdout not empty for: $*"
+  grep -q '^saddle: error:' "$tmp/err" || fail "no error line for: $*"
+}
+bad mc slr --nu -1
+bad mc slr --task spiked --nu inf
+bad mc slr --activation relu
+bad mc slr --alpha 0
+bad mc slr --L 0
+bad mc slr --init sideways
+bad mc slr --mode population --m-k 1
+bad mc slr --mode population --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
+bad mc slr --delta nan
+bad validate slr --mode erm --activation erf
+echo "mc_slr CLI: ok"
