@@ -86,9 +86,9 @@ void run_bayes(const BayesCli& o) {
                            std::to_string(o.replicates) + " random shifts, seed " +
                            std::to_string(o.seed) + "; one fixed point per replicate");
   table.setting("solver", describe(opt));
-  table.setting("continuation",
-                "informed: Q = (0.999, 0.999) backward from the largest alpha; uninformed: "
-                "Q = (1e-3, 1e-3) forward from the smallest; warm starts");
+  table.setting("starts",
+                "informed Q = (0.999, 0.999), uninformed Q = (1e-3, 1e-3), fresh at every alpha "
+                "(§5)");
   table.setting("columns",
                 "hard_phase = 1 where both starts converged and their Q differ by more than "
                 "4 s.e. + 1e-3 (two fixed points)");

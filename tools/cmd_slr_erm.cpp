@@ -20,7 +20,8 @@ struct ErmCli {
               out;
   int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
   unsigned long long seed = 1;
-  double stall_accept = 2e-3;
+  double stall_accept = 1e-2;
+  bool no_retry = false;
   SolverOptions solver;
   std::string method;
   ErmCli() {
@@ -123,7 +124,9 @@ void run_erm(const ErmCli& o) {
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
   table.setting("solver", describe(opt) + " stall_window=" + std::to_string(opt.stall_window) +
-                              " stall_accept=" + fmt(o.stall_accept));
+                              " stall_accept=" + fmt(o.stall_accept) +
+                              (o.no_retry ? "" : "; failed replicates retried damped mix=0.2 "
+                                                 "max_iter=1500"));
   table.setting("continuation",
                 "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
                 "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts");
@@ -137,6 +140,7 @@ void run_erm(const ErmCli& o) {
   ReplicaCurveOptions copt;
   copt.solver = opt;
   copt.stall_accept = o.stall_accept;
+  copt.retry = !o.no_retry;
   for (const ReplicaSetting& s : settings) {
     const auto pts = replica_curve(s, alphas, inits, copt);
     // pts: for each init (in order), alphas ascending.
@@ -228,6 +232,9 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_option("--stall-accept", o->stall_accept,
                   "A stalled replicate counts as converged when its residual is below this")
       ->capture_default_str()->group("Solver");
+  sub->add_flag("--no-retry", o->no_retry,
+               "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
+      ->group("Solver");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   add_solver_options(sub, o->solver, o->method);
   sub->callback([o] { run_erm(*o); });

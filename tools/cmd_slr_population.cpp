@@ -101,6 +101,7 @@ void run_population(const PopulationCli& o) {
   job.plot.y = {"risk"};
   job.plot.references = {"bayes_risk"};
   job.plot.series = {"activation"};
+  if (fix_m) job.plot.params = {"m_k", "nu", "L", "dq_k", "erf_b"};
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     std::string Lkey;

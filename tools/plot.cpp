@@ -20,7 +20,7 @@ namespace {
 
 // Parameters a sweep may run over, in the order they are preferred as the x axis.
 const std::vector<std::string> kSweepNames{"alpha", "gamma", "nu", "L", "c", "lambda", "snr", "delta",
-                                           "m_k", "n", "D", "p"};
+                                           "n", "D", "p"};
 const std::vector<std::string> kDefaultY{"test_error", "risk", "error", "mean", "train_error"};
 const std::vector<std::string> kReferences{"bayes_risk", "error_ridge"};
 
@@ -107,7 +107,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   };
   // Axes: swept numeric parameters with more than one value.
   std::vector<std::string> swept;
-  for (const auto& n : kSweepNames)
+  for (const auto& n : hints.params.empty() ? kSweepNames : hints.params)
     if (data.col(n) >= 0 && distinct(data.col(n)) > 1) swept.push_back(n);
   std::sort(swept.begin(), swept.end(), [&](const std::string& a, const std::string& b) {
     return distinct(data.col(a)) > distinct(data.col(b));
@@ -164,7 +164,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
   gp << "set output '" << png << "'\n";
-  gp << "set datafile separator ','\nset key outside right top\nset grid\n";
+  gp << "set datafile separator ','\nset key inside top right font ',11' spacing 1.1\nset grid\n";
   gp << "set xlabel '" << label_of(x) << "'\n";
   if (!opt.title.empty()) gp << "set title '" << opt.title << "' noenhanced\n";
   if (is_log(x)) gp << "set logscale x\n";
@@ -258,6 +258,8 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
       groups[key].push_back(&r);
     }
     std::vector<std::string> cmds;
+    std::set<std::string> drawn_refs;
+    std::vector<std::string> ref_cmds;
     int color = 1;
     for (const auto& kv : groups) {
       auto rows = kv.second;
@@ -286,7 +288,8 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
           cmds.push_back("'" + path + "' using 1:2:3 with yerrorbars pt 7 ps 0.8 lc " + std::to_string(color) +
                          " title '" + title + " (MC)' noenhanced");
         else
-          cmds.push_back("'" + path + "' using 1:2 with " + style + " lc " + std::to_string(color) +
+          cmds.push_back("'" + path + "' using 1:2 with " + style +
+                         (style.find(" lc ") == std::string::npos ? " lc " + std::to_string(color) : "") +
                          " title '" + title + "' noenhanced");
       };
       for (const auto& y : ycols) {
@@ -296,11 +299,21 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
         if (src >= 0) emit(y, true, t, "");
         ++color;
       }
+      // A reference (Bayes risk, ridge baseline) does not depend on the categorical columns:
+      // draw it once per combination of the swept parameters only.
+      std::string ref_key;
+      for (int g : group_cols) {
+        double v;
+        if (is_number((*rows[0])[g], v)) ref_key += (ref_key.empty() ? "" : ", ") + data.columns[g] + "=" + (*rows[0])[g];
+      }
       for (const auto& ref : refs) {
-        emit(ref, false, ref + (kv.first.empty() ? "" : " (" + kv.first + ")"), "lines dt 2 lw 1.5");
-        ++color;
+        if (!drawn_refs.insert(ref + "|" + ref_key).second) continue;
+        std::swap(cmds, ref_cmds);  // references go last, on top of the curves
+        emit(ref, false, ref + (ref_key.empty() ? "" : " (" + ref_key + ")"), "lines dt 2 lw 2 lc rgb 'black'");
+        std::swap(cmds, ref_cmds);
       }
     }
+    cmds.insert(cmds.end(), ref_cmds.begin(), ref_cmds.end());
     if (cmds.empty()) throw InputError("plot: nothing to draw");
     gp << "plot ";
     for (std::size_t i = 0; i < cmds.size(); ++i) gp << (i ? ", \\\n     " : "") << cmds[i];

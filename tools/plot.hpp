@@ -10,6 +10,7 @@
 namespace saddle {
 
 struct PlotHints {
+  std::vector<std::string> params;      // swept-parameter columns (default: known sweep names)
   std::vector<std::string> y;           // default y columns (e.g. test_error)
   std::vector<std::string> references;  // dashed reference columns (e.g. bayes_risk)
   std::vector<std::string> series;      // category columns that split curves (e.g. activation)
