@@ -22,7 +22,7 @@ using Arr = std::array<double, kMaxBL>;
 int inner_nodes(const BayesSetting& set) {
   if (set.inner_nodes > 0) return set.inner_nodes;
   if (std::isinf(set.nu)) return 48;
-  return set.L <= 2 ? 40 : (set.L == 3 ? 14 : 7);
+  return set.L <= 2 ? 64 : (set.L == 3 ? 14 : 7);
 }
 }  // namespace
 
@@ -306,14 +306,17 @@ std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<d
   for (int t = 0; t < n_tasks; ++t) {
     const BayesInit init = inits[t / R];
     const int r = t % R;
-    SystemFactory make = [&](double a) -> std::unique_ptr<FixedPointSystem> {
-      return std::make_unique<BayesSystem>(set, a, pts, r);
-    };
     Vec x0(2);
     if (init == BayesInit::Informed) x0 << 0.999, 0.999;
     else x0 << 1e-3, 1e-3;
-    res[t] = continuation(make, alphas, x0, opt.solver,
-                          init == BayesInit::Informed ? Direction::Backward : Direction::Forward);
+    // A fresh start at every alpha (the scheme of §5). Warm starts are not used: in noiseless
+    // spiked-SLR Q_v = 1 is a fixed point at every alpha but unstable for alpha < 1, and a warm
+    // start from Q_v = 1 - 1e-12 would stay there within any absolute tolerance.
+    res[t].resize(n_alpha);
+    for (int i = 0; i < n_alpha; ++i) {
+      BayesSystem sys(set, alphas[i], pts, r);
+      res[t][i] = solve(sys, x0, opt.solver);
+    }
     obs[t].resize(n_alpha);
     for (int i = 0; i < n_alpha; ++i) {
       BayesSystem sys(set, alphas[i], pts, r);

@@ -104,9 +104,9 @@ struct BayesCurveOptions {
   BayesCurveOptions();
 };
 
-// Informed start Q = (0.999, 0.999) continued backward from the largest alpha, uninformed
-// Q = (1e-3, 1e-3) forward from the smallest (§5 scheme), warm starts; parallel over
-// (start, replicate), independent of the number of threads.
+// Informed start Q = (0.999, 0.999) and uninformed Q = (1e-3, 1e-3) (§5 scheme), a fresh start
+// at every alpha (no warm starts: see slr_bayes.cpp); parallel over (start, replicate),
+// independent of the number of threads.
 std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas,
                                     const std::vector<BayesInit>& inits,
                                     const BayesCurveOptions& opt);

@@ -296,7 +296,7 @@ Vec replica_uninformed_start(const ReplicaSetting& set) {
 }
 
 ReplicaCurveOptions::ReplicaCurveOptions() {
-  solver.method = Method::Damped;
+  solver.method = Method::Anderson;
   solver.mix = 0.5;
   solver.tol = 1e-5;
   solver.max_iter = 300;
@@ -311,6 +311,12 @@ std::vector<std::string> replica_value_names() {
   for (auto& o : sys.observable_names()) v.push_back(o);
   return v;
 }
+
+namespace {
+bool accepted(const SolveSummary& sm, const ReplicaCurveOptions& opt) {
+  return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
+}
+}  // namespace
 
 std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas_in,
                                         const std::vector<ReplicaInit>& inits,
@@ -345,6 +351,19 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
       const int i = dir == Direction::Forward ? k : n_alpha - 1 - k;
       std::unique_ptr<FixedPointSystem> sys = make(alphas[i]);
       res[t][i] = solve(*sys, start, opt.solver);
+      if (opt.retry && !accepted(res[t][i].summary, opt)) {
+        // Retry with a slow damped iteration (an unstable direction of the plain or
+        // accelerated iteration near the interpolation peak of linear attention).
+        SolverOptions slow = opt.solver;
+        slow.method = Method::Damped;
+        slow.mix = opt.retry_mix;
+        slow.max_iter = opt.retry_max_iter;
+        slow.stall_window = std::max(opt.solver.stall_window, 100);
+        SolveResult again = solve(*sys, start, slow);
+        again.summary.iterations += res[t][i].summary.iterations;
+        if (accepted(again.summary, opt) || again.summary.residual < res[t][i].summary.residual)
+          res[t][i] = again;
+      }
       const SolveSummary& sm = res[t][i].summary;
       if (sm.converged || (sm.stalled && sm.residual <= opt.stall_accept)) start = res[t][i].x;
     }

@@ -100,7 +100,7 @@ TEST_CASE("BO output function G (S23): closed forms and finite differences", "[b
     const double mu = w2[0] - w2[1], sd = std::sqrt(2.0 * V);
     const auto I = integrate_adaptive(
         [&](double x) { return norm_pdf(x) * sigmoid(b.nu * (mu + sd * x)); }, -inf, inf);
-    CHECK(G[0] == Approx(I.value).epsilon(1e-7));
+    CHECK(G[0] == Approx(I.value).epsilon(1e-6));  // 64 GH nodes
   }
   // Gradients against central differences: max nu = inf and finite nu at L = 3, spiked L = 3.
   const double w3[3] = {0.3, -0.5, 0.1};

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# CLI checks of `saddle slr erm` and `saddle slr bayes` (spec slr.md §4, §5, §7b): bad input is
+# rejected with exit code 2 and no CSV; a small run gives the documented columns, finite values,
+# converged rows, and the L = 1 closed forms (§4.8 ridge for erm, §5 for bayes) within 5e-3.
+set -u
+SADDLE="$1"
+fail() { echo "FAIL: $*"; exit 1; }
+
+expect_error() {
+  local out rc
+  out=$("$SADDLE" "$@" 2>&1); rc=$?
+  [ "$rc" -eq 2 ] || fail "expected exit 2 for: $* (got $rc): $out"
+  echo "$out" | grep -q "^saddle: error:" || fail "no error line for: $*"
+  echo "$out" | grep -q "^task," && fail "CSV written despite error: $*"
+  return 0
+}
+expect_error slr erm --alpha -1
+expect_error slr erm --alpha nan
+expect_error slr erm --activation relu
+expect_error slr erm --task foo
+expect_error slr erm --L 9
+expect_error slr erm --lambda -0.1
+expect_error slr erm --nu inf --task spiked
+expect_error slr erm --vhat foo
+expect_error slr erm --replicates 1
+expect_error slr bayes --alpha 0
+expect_error slr bayes --delta -1
+expect_error slr bayes --init foo
+
+# erm: header and a small softmax/linear run.
+out=$("$SADDLE" slr erm --L 2 --alpha 1,3 --activation softmax,linear --points 256 --replicates 3) \
+  || fail "erm run failed"
+hdr=$(echo "$out" | grep -v '^#' | head -1)
+want="task,L,nu,lambda,delta,alpha,activation,init,m_k,q_k,V_k,m_v,q_v,V_v,mhat_k,qhat_k,Vhat_k,mhat_v,qhat_v,Vhat_v,test_error,train_error,converged,iterations,residual,test_error_se"
+case "$hdr" in "$want"*) ;; *) fail "erm header: $hdr" ;; esac
+nrows=$(echo "$out" | grep -v '^#' | tail -n +2 | wc -l)
+[ "$nrows" -eq 4 ] || fail "erm: expected 4 rows, got $nrows"
+echo "$out" | grep -v '^#' | grep -qi "nan" && fail "erm: NaN in output"
+
+# erm L = 1 softmax = ridge regression (§4.8): alpha = 2, lambda = 0.1, Delta = 0.25.
+out=$("$SADDLE" slr erm --L 1 --alpha 2 --lambda 0.1 --delta 0.25 --activation softmax \
+      --points 1024 --replicates 4) || fail "erm L=1 failed"
+echo "$out" | grep -v '^#' | tail -1 | awk -F, '
+  { lam=0.1; a=2; D=0.25; b=lam+a-1; V=(-b+sqrt(b*b+4*lam))/(2*lam); m=a*V/(1+V);
+    th=a*V*V/((1+V)*(1+V)); q=(m*m+th*(1-2*m+D))/(1-th); E=1-2*m+q;
+    if ($23 != 1) { print "not converged"; exit 1 }
+    d=$21-E; if (d<0) d=-d; if (d>5e-3) { print "E " $21 " vs " E; exit 1 } }' \
+  || fail "erm L=1 ridge closed form"
+
+# bayes: L = 1 closed form Q_v = [(1+D+a) - sqrt((1+D+a)^2 - 4a)]/2.
+out=$("$SADDLE" slr bayes --L 1 --alpha 2 --delta 0.3 --points 512 --replicates 3) \
+  || fail "bayes L=1 failed"
+hdr=$(echo "$out" | grep -v '^#' | head -1)
+case "$hdr" in "task,L,nu,delta,alpha,init,Q_k,Q_v,test_error,converged"*) ;; *) fail "bayes header: $hdr" ;; esac
+echo "$out" | grep -v '^#' | tail -n +2 | awk -F, '
+  { a=2; D=0.3; b=1+D+a; Q=(b-sqrt(b*b-4*a))/2;
+    if ($10 != 1) { print "not converged"; exit 1 }
+    d=$8-Q; if (d<0) d=-d; if (d>5e-3) { print "Q_v " $8 " vs " Q; exit 1 } }' \
+  || fail "bayes L=1 closed form"
+echo "OK"
