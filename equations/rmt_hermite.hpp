@@ -41,7 +41,7 @@ struct HermiteData {
   double kappa_d = 0.0;  // lim f(t)/t, t -> +inf (inf for exp)
 };
 
-// (R-H) by piecewise Gauss-Legendre on [-40, 40] split at the kinks of f (composite, 16 nodes per
+// (R-H) by piecewise Gauss-Legendre on [-40, 40] split at the kinks of f (composite, 20 nodes per
 // unit-length panel): exact to rounding for smooth and kinked f alike, and free of overflow for
 // exp-type f (the integrand f(t) phi(t) is evaluated as exp(t - t^2/2) / sqrt(2 pi) for exp).
 HermiteData hermite_data(const Activation& f);

@@ -81,4 +81,15 @@ rm_mean=$(col "$tmp/m1.csv" mean 4); rm_se=$(col "$tmp/m1.csv" se 4)
 tol=$(awk -v s="$rm_se" 'BEGIN{print 5*s}')
 close "$rm_mean" 0.388611792031 "$tol" || { echo "FAIL: ridge mc $rm_mean +- $rm_se"; fail=1; }
 
+# validate rmt: a tiny run exercises the path; exit 1 exactly when a verdict is FAIL, never 2.
+"$S" validate rmt --n 64 --draws 4 --out "$tmp/v.csv" 2>"$tmp/verr"
+rc=$?
+grep -q '^case,activation,c,snr,w,gamma,model,n,p,draws,theory,mc_mean,mc_se,diff,z,allowance,verdict$' "$tmp/v.csv" \
+  || { echo "FAIL: validate columns"; fail=1; }
+[ "$(grep -v '^#' "$tmp/v.csv" | tail -n +2 | wc -l)" -eq 72 ] || { echo "FAIL: validate rows"; fail=1; }
+nfail=$(grep -c ',FAIL$' "$tmp/v.csv")
+if [ "$nfail" -gt 0 ]; then [ "$rc" -eq 1 ] || { echo "FAIL: validate rc=$rc with $nfail FAIL rows"; fail=1; }
+else [ "$rc" -eq 0 ] || { echo "FAIL: validate rc=$rc without FAIL rows"; fail=1; }; fi
+expect_error "validate tiny n" validate rmt --n 8
+
 exit $fail
