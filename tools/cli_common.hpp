@@ -66,6 +66,7 @@ class CsvTable {
   // Appends a row; its size must equal the number of columns.
   void add_row(std::vector<std::string> row);
   const std::vector<std::string>& columns() const { return columns_; }
+  const std::vector<std::pair<std::string, std::string>>& settings() const { return settings_; }
   const std::vector<std::vector<std::string>>& rows() const { return rows_; }
   // Writes "# saddle <version>", "# command: ...", settings, header, rows.
   void write(std::ostream& os) const;

@@ -8,17 +8,19 @@
 #include "equations/slr_bayes.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/runner.hpp"
 
 namespace saddle {
 namespace {
 
 struct BayesCli {
   std::string task = "spiked", L = "2", nu = "2", delta = "0", alpha = "0.5:8:16",
-              init = "informed,uninformed", out;
+              init = "informed,uninformed";
   int points = 2048, replicates = 8, inner = 0;
   unsigned long long seed = 1;
   SolverOptions solver;
   std::string method;
+  RunOptions run;
   BayesCli() { solver = slr::BayesCurveOptions().solver; }
 };
 
@@ -94,7 +96,21 @@ void run_bayes(const BayesCli& o) {
                 "4 s.e. + 1e-3 (two fixed points)");
   BayesCurveOptions copt;
   copt.solver = opt;
-  for (const BayesSetting& s : settings) {
+  GridJob job;
+  job.columns = table.columns();
+  job.settings = table.settings();
+  job.plot.y = {"test_error"};
+  job.plot.references = {"e_bayes"};
+  job.plot.params = {"alpha", "nu", "L", "delta"};
+  std::string alpha_key;
+  for (double a : alphas) alpha_key += fmt(a) + "|";
+  for (const BayesSetting& s : settings)
+    job.chains.push_back({"L=" + std::to_string(s.L) + ";nu=" + fmt(s.nu) + ";delta=" + fmt(s.delta) +
+                              ";inits=" + o.init + ";alpha=" + alpha_key,
+                          inits.size() * alphas.size()});
+  job.run_chain = [=](std::size_t c) {
+    const BayesSetting& s = settings[c];
+    std::vector<std::vector<std::string>> rows;
     const auto pts = bayes_curve(s, alphas, inits, copt);
     const double eb = bayes_risk(s.task, {s.L}, s.nu);
     const std::size_t na = alphas.size();
@@ -120,10 +136,11 @@ void run_bayes(const BayesCli& o) {
         for (const auto& c : row)
           if (c == "nan" || c == "inf" || c == "-inf")
             throw std::runtime_error("internal error: non-finite value in the output");
-        table.add_row(row);
+        rows.push_back(row);
       }
-  }
-  table.write_to(o.out);
+    return rows;
+  };
+  run_grid(job, o.run);
 }
 
 }  // namespace
@@ -150,7 +167,7 @@ void register_slr_bayes(CLI::App& slr) {
   sub->add_option("--inner-nodes", o->inner,
                   "Gauss-Hermite nodes per axis for G_eps in max-SLR (0: automatic)")
       ->capture_default_str()->group("Integration");
-  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_run_options(sub, o->run);
   add_solver_options(sub, o->solver, o->method);
   sub->callback([o] { run_bayes(*o); });
 }

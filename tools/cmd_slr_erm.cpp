@@ -10,20 +10,21 @@
 #include "equations/slr_replica.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/runner.hpp"
 
 namespace saddle {
 namespace {
 
 struct ErmCli {
   std::string task = "spiked", L = "2", nu = "2", lambda = "0.1", delta = "0",
-              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
-              out;
+              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein";
   int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
   unsigned long long seed = 1;
   double stall_accept = 1e-2;
   bool no_retry = false;
   SolverOptions solver;
   std::string method;
+  RunOptions run;
   ErmCli() {
     slr::ReplicaCurveOptions d;
     solver = d.solver;
@@ -106,12 +107,14 @@ void run_erm(const ErmCli& o) {
             settings.push_back(s);
           }
 
-  CsvTable table({"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
-                  "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
-                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
-                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
-                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                  "replicates", "stalled", "preferred", "coexist"});
+  GridJob job;
+  job.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
+                 "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
+                 "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
+                 "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
+                 "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
+                 "replicates", "stalled", "preferred", "coexist"};
+  CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
                 "train_error = E(y - f)^2 incl. Delta (§4.6)");
@@ -123,7 +126,7 @@ void run_erm(const ErmCli& o) {
                            "; one fixed point per replicate, values are means, *_se standard errors");
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
-  table.setting("solver", describe(opt) + " stall_window=" + std::to_string(opt.stall_window) +
+  table.setting("solver", describe(opt) +
                               " stall_accept=" + fmt(o.stall_accept) +
                               (o.no_retry ? "" : "; failed replicates retried damped mix=0.2 "
                                                  "max_iter=1500"));
@@ -141,7 +144,20 @@ void run_erm(const ErmCli& o) {
   copt.solver = opt;
   copt.stall_accept = o.stall_accept;
   copt.retry = !o.no_retry;
-  for (const ReplicaSetting& s : settings) {
+  job.plot.y = {"test_error"};
+  job.plot.series = {"activation", "init"};
+  job.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
+  std::string alpha_key;
+  for (double a : alphas) alpha_key += fmt(a) + "|";
+  // One chain per setting: every init, continuation along alpha (rows: inits x sorted alphas).
+  for (const ReplicaSetting& s : settings)
+    job.chains.push_back({"L=" + std::to_string(s.L) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
+                              ";delta=" + fmt(s.delta) + ";act=" + to_string(s.activation) +
+                              ";inits=" + o.init + ";alpha=" + alpha_key,
+                          inits.size() * alphas.size()});
+  job.run_chain = [=](std::size_t c) {
+    const ReplicaSetting& s = settings[c];
+    std::vector<std::vector<std::string>> rows;
     const auto pts = replica_curve(s, alphas, inits, copt);
     // pts: for each init (in order), alphas ascending.
     std::vector<double> sorted = alphas;
@@ -185,13 +201,15 @@ void run_erm(const ErmCli& o) {
         row.push_back(std::to_string(p.n_stalled));
         row.push_back(best == static_cast<int>(k) ? "1" : "0");
         row.push_back(coexist ? "1" : "0");
-        for (const auto& c : row)
-          if (c == "nan" || c == "inf" || c == "-inf")
+        for (const auto& v : row)
+          if (v == "nan" || v == "inf" || v == "-inf")
             throw std::runtime_error("internal error: non-finite value in the output");
-        table.add_row(row);
+        rows.push_back(row);
       }
-  }
-  table.write_to(o.out);
+    return rows;
+  };
+  job.settings = table.settings();
+  run_grid(job, o.run);
 }
 
 }  // namespace
@@ -235,7 +253,7 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_flag("--no-retry", o->no_retry,
                "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
       ->group("Solver");
-  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_run_options(sub, o->run);
   add_solver_options(sub, o->solver, o->method);
   sub->callback([o] { run_erm(*o); });
 }
