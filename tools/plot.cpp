@@ -167,7 +167,8 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   gp << "set datafile separator ','\nset key inside top right font ',11' spacing 1.1\nset grid\n";
   gp << "set xlabel '" << label_of(x) << "'\n";
   if (!opt.title.empty()) gp << "set title '" << opt.title << "' noenhanced\n";
-  if (is_log(x)) gp << "set logscale x\n";
+  if (is_log(x)) gp << "set logscale x\nset format x '10^{%L}'\n";
+  gp << "set lmargin 12\n";
 
   if (heat) {
     const int bc = need(by);
@@ -221,13 +222,17 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
     std::string zlabel = diff_col.empty() ? label_of(z) : z + " (" + diff_a + " - " + diff_b + ")";
     if (zc2 >= 0) zlabel = data.columns[zc] + " - " + data.columns[zc2];
     gp << "set ylabel '" << label_of(by) << "'\n";
-    if (is_log(by)) gp << "set logscale y\n";
+    if (is_log(by)) gp << "set logscale y\nset format y '10^{%L}'\n";
     gp << "set view map\nset pm3d map interpolate 0,0\nset contour base\nset cntrparam levels auto 10\n"
           "unset key\nset cblabel '" << zlabel << "' noenhanced\n";
     if (!diff_col.empty() || zc2 >= 0) {
       // Diverging palette centred on 0, and the zero contour drawn thick.
       const double m = zmax > 0 ? zmax : 1.0;
       gp << "set palette defined (-1 'blue', 0 'white', 1 'red')\nset cbrange [-" << m << ":" << m << "]\n";
+      // Contour levels symmetric about 0, with 0 itself (where the sign changes) among them.
+      const double step = std::pow(10.0, std::floor(std::log10(m / 4.0)));
+      const double st = m / step > 40 ? 10 * step : (m / step > 16 ? 5 * step : (m / step > 8 ? 2 * step : step));
+      gp << "set cntrparam levels incremental " << -std::floor(m / st) * st << "," << st << "," << m << "\n";
     }
     gp << "splot '" << path << "' using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
   } else {
