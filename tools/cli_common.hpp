@@ -31,6 +31,19 @@ struct SweepRules {
   bool integer = false;    // values must be integers (e.g. L)
 };
 
+// The two most common rules: values > 0 (alpha, gamma, c) and values >= 0 (delta, snr).
+inline SweepRules positive_rule() {
+  SweepRules r;
+  r.min = 0.0;
+  r.min_inclusive = false;
+  return r;
+}
+inline SweepRules nonneg_rule() {
+  SweepRules r;
+  r.min = 0.0;
+  return r;
+}
+
 // Parses "x", "a,b,c", "start:stop:count" or "start:stop:count:log". Throws InputError naming
 // `name` on malformed text, count < 1, NaN, inf where not allowed, or values out of range.
 std::vector<double> parse_sweep(const std::string& text, const std::string& name,

@@ -20,17 +20,6 @@ namespace {
 
 using rmt::mc::Model;
 
-SweepRules positive_rule() {
-  SweepRules r;
-  r.min = 0.0;
-  r.min_inclusive = false;
-  return r;
-}
-SweepRules nonneg_rule() {
-  SweepRules r;
-  r.min = 0.0;
-  return r;
-}
 
 std::vector<Model> parse_models(const std::string& text) {
   std::vector<Model> out;

@@ -20,14 +20,9 @@ struct RidgeCli {
 void run_ridge(const RidgeCli& o) {
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
-  SweepRules positive;
-  positive.min = 0.0;
-  positive.min_inclusive = false;
-  SweepRules nonneg;
-  nonneg.min = 0.0;
-  const auto alphas = parse_sweep(o.alpha, "alpha", positive);
-  const auto lambdas = parse_sweep(o.lambda, "lambda", positive);
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg);
+  const auto alphas = parse_sweep(o.alpha, "alpha", positive_rule());
+  const auto lambdas = parse_sweep(o.lambda, "lambda", positive_rule());
+  const auto deltas = parse_sweep(o.delta, "delta", nonneg_rule());
 
   GridJob job;
   job.columns = {"alpha", "lambda", "delta", "m", "q", "V", "mhat", "qhat", "Vhat", "test_error",

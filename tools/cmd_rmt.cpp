@@ -57,17 +57,6 @@ struct AttentionCli {
   RunOptions run;
 };
 
-SweepRules positive_rule() {
-  SweepRules r;
-  r.min = 0.0;
-  r.min_inclusive = false;
-  return r;
-}
-SweepRules nonneg_rule() {
-  SweepRules r;
-  r.min = 0.0;
-  return r;
-}
 
 void run_attention(const AttentionCli& o) {
   const auto cs = parse_sweep(o.c, "c", positive_rule());
