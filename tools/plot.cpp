@@ -183,9 +183,11 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
     }
     // Grid (by, x) -> z, possibly a difference of two categories.
     std::map<std::pair<double, double>, double> A, B;
+    const int conv = data.col("converged");
     for (const auto& r : data.rows) {
       double xv, bv, zv;
       if (!is_number(r[xc], xv) || !is_number(r[bc], bv) || !is_number(r[zc], zv)) continue;
+      if (conv >= 0 && r[conv] == "0") zv = NAN;  // unconverged points are left blank
       double z2;
       if (zc2 >= 0) {
         if (!is_number(r[zc2], z2)) continue;
@@ -213,8 +215,12 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
       }
       if (!std::isnan(last_b) && kv.first.first != last_b) f << "\n";
       last_b = kv.first.first;
-      f << kv.first.second << "," << kv.first.first << "," << zv << "\n";
-      zmax = std::max(zmax, std::fabs(zv));
+      if (std::isnan(zv)) {
+        f << kv.first.second << "," << kv.first.first << ",NaN\n";
+      } else {
+        f << kv.first.second << "," << kv.first.first << "," << zv << "\n";
+        zmax = std::max(zmax, std::fabs(zv));
+      }
       ++n;
     }
     f.close();
@@ -282,6 +288,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
         std::size_t n = 0;
         for (auto r : rows) {
           if (src >= 0 && ((*r)[src] == "mc") != mc) continue;
+          if (data.col("converged") >= 0 && (*r)[data.col("converged")] == "0") continue;  // not drawn
           double xv, yv, sv = 0;
           if (!is_number((*r)[xc], xv) || !is_number((*r)[yc], yv)) continue;
           if (se >= 0) is_number((*r)[se], sv);
