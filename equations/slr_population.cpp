@@ -22,6 +22,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
@@ -315,9 +316,11 @@ class LambdaTable {
 // any q_k >= m_k^2. Each token is written through Y = sqrt(q) Z (s-side) and
 // X = c Z + s_eta eta (p-side), c = m/sqrt(q), s_eta^2 = 1 - c^2, so the eta-smoothing of the
 // p-side is Lambda_{sigma^2} with sigma = nu s_eta (exact exp(-e^s) when q = m^2). With the
-// z-grid weights W the u,t tables are matrix products:
+// z-grid weights W the u,t tables are the products
 //   Xi0 = S0 W K0^T, 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - Sbar W Kbar^T, Xi1 = S1 W K1^T,
-// and B = L sum_{tau,ups} h^2 t u Xi1 Xi0^{L-1}.
+// and B = L sum_{tau,ups} h^2 t u Xi1 Xi0^{L-1}. They are not formed as full matrix products:
+// Xi1 lives on a ridge of the (tau, ups) plane (t a(Y) ~ 1 and u e^{nu X} ~ 1 for the same z)
+// and every z-sum has a short window (see below), so the cost grows like nu, not nu^3.
 void max_normalised_B_finite(Activation act, double nu, double m, double q,
                              const std::vector<int>& lengths, const PopulationAccuracy& acc,
                              std::vector<ABDetail>& out) {
@@ -350,64 +353,174 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   const double s_hi = ug.at(nu_ - 1) + std::abs(nu * c) * zabs + sigma * sigma + 1.0;
   LambdaTable lam(sigma, s_lo, s_hi, acc);
 
-  // Untilted tokens: 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - Sb W Kb^T.
-  Eigen::MatrixXd Sb(nt, zg0.n), Kb(zg0.n, nu_);
-  std::vector<double> cL0(nt, 0.0), cP0(nu_, 0.0);
+  // Both factors of every z-sum below are steps or bumps in z around the point where t a = 1
+  // (resp. u e^{nu X} = 1), so each (tau, ups) entry needs only the z window where neither factor
+  // is trivial: the integrand lies on a ridge in (tau, ups) (Xi1 vanishes off it) and the z-sums
+  // are short. Terms below kTiny (absolute; all entries are <= 1) are dropped and the "one"
+  // region of the steps (complement < kTiny) is summed exactly by a suffix of the weights:
+  // the neglected mass is < 1e-20 per entry, far below the quadrature error.
+  constexpr double kTiny = 1e-21;
+  constexpr double kLogTiny = -48.35;  // log(kTiny)
+  const double kLogOne = std::log(-kLogTiny);  // ta above e^kLogOne: e^{-ta} < kTiny
+  const double kLog38 = std::log(38.0), kLog56 = std::log(56.0);
+  // Untilted tokens: 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - M, M = sum_z w (1 - e^{-ta})(1 - P),
+  // P = Lambda(u e^{nu c z}): M = (suffix of w where both steps are 1) + short window.
+  const int n0 = zg0.n, n1 = zg1.n;
+  std::vector<double> Cs(static_cast<std::size_t>(nt) * n0), Dp(static_cast<std::size_t>(nu_) * n0);
+  std::vector<double> w0(n0), wsuf0(n0 + 1, 0.0), cL0(nt, 0.0), cP0(nu_, 0.0);
+  // per row / column: [zs, ze): k < zs the step is < kTiny, k >= ze it is 1 within kTiny
+  std::vector<int> zs_t(nt), ze_t(nt), zs_u(nu_), ze_u(nu_);
   {
-    std::vector<double> w(zg0.n), la(zg0.n);
-    for (int k = 0; k < zg0.n; ++k) {
-      w[k] = hz * norm_pdf(zg0.at(k));
+    std::vector<double> la(n0);
+    for (int k = 0; k < n0; ++k) {
+      w0[k] = hz * norm_pdf(zg0.at(k));
       la[k] = log_act_a(act, sq * zg0.at(k));
     }
+    for (int k = n0 - 1; k >= 0; --k) wsuf0[k] = wsuf0[k + 1] + w0[k];
     for (int i = 0; i < nt; ++i) {
+      double* row = &Cs[static_cast<std::size_t>(i) * n0];
       double cs = 0;
-      for (int k = 0; k < zg0.n; ++k) {
-        const double ua = std::exp(tg.at(i) + la[k]);
-        const double cb = ua < 0.5 ? -std::expm1(-ua) : (ua > kExpUnderflow ? 1.0 : 1.0 - std::exp(-ua));
-        Sb(i, k) = w[k] * cb;
-        cs += w[k] * cb;
+      int ze = n0;
+      bool all_one = true;
+      for (int k = n0 - 1; k >= 0; --k) {
+        const double lua = tg.at(i) + la[k];
+        // 1 - e^{-ta}: = ta < kTiny below kLogTiny, = 1.0 in double precision above ta = 38
+        double cb;
+        if (lua < kLogTiny) {
+          cb = 0.0;
+        } else if (lua > kLog38) {
+          cb = 1.0;
+        } else {
+          const double ua = std::exp(lua);
+          cb = ua < 0.5 ? -std::expm1(-ua) : 1.0 - std::exp(-ua);
+        }
+        row[k] = cb;
+        cs += w0[k] * cb;
+        if (all_one && lua > kLogOne) ze = k; else all_one = false;
       }
+      int z0 = 0;
+      while (z0 < n0 && row[z0] < kTiny) ++z0;
+      zs_t[i] = z0;
+      ze_t[i] = std::max(ze, z0);
       cL0[i] = cs;
     }
     for (int j = 0; j < nu_; ++j) {
+      double* col = &Dp[static_cast<std::size_t>(j) * n0];
       double cp = 0;
-      for (int k = 0; k < zg0.n; ++k) {
-        double lv, lc;
-        lam.eval(ug.at(j) + nu * c * zg0.at(k), lv, lc);
-        Kb(k, j) = std::exp(lc);
-        cp += w[k] * Kb(k, j);
+      int ze = n0;
+      bool all_one = true;
+      for (int k = n0 - 1; k >= 0; --k) {
+        const double sk = ug.at(j) + nu * c * zg0.at(k);
+        bool one;  // Lambda < kTiny
+        if (sigma == 0.0) {  // exact 1 - exp(-e^s), as the s-side
+          col[k] = sk < kLogTiny ? 0.0 : (sk > kLog38 ? 1.0 : -std::expm1(-std::exp(sk)));
+          one = sk > kLogOne;
+        } else if (sk + 0.5 * sigma * sigma < kLogTiny) {  // 1 - Lambda <= e^{s + sigma^2/2}
+          col[k] = 0.0;
+          one = false;
+        } else {
+          double lv, lc;
+          lam.eval(sk, lv, lc);
+          col[k] = std::exp(lc);
+          one = lv < kLogTiny;
+        }
+        cp += w0[k] * col[k];
+        if (all_one && one) ze = k; else all_one = false;
       }
+      int z0 = 0;
+      while (z0 < n0 && col[z0] < kTiny) ++z0;
+      zs_u[j] = z0;
+      ze_u[j] = std::max(ze, z0);
       cP0[j] = cp;
     }
   }
-  Eigen::MatrixXd M = Sb * Kb;
-  Sb.resize(0, 0);
-  Kb.resize(0, 0);
   // eps* token: Xi1 = E[e^{nu X} a(Y) e^{-u e^{nu X} - t a(Y)}]; E_eta[e^{nu X} e^{-u e^{nu X}}] =
   // e^{nu c z + sigma^2/2} Lambda(u e^{nu c z + sigma^2}).
-  // scaled: S1 = w (ta) e^{-ta}, K1 = u e^{nu X} ... (the t u factor of dt du = t u dtau dups)
-  Eigen::MatrixXd S1(nt, zg1.n), K1(zg1.n, nu_);
+  // scaled: S1 = w (ta) e^{-ta}, K1 = u e^{nu X} ... (the t u factor of dt du = t u dtau dups);
+  // both are bumps in z: [lo, hi) holds every entry >= kTiny.
+  std::vector<double> S1(static_cast<std::size_t>(nt) * n1), K1(static_cast<std::size_t>(nu_) * n1);
+  std::vector<int> lo_t(nt), hi_t(nt), lo_u(nu_), hi_u(nu_);
+  auto hull = [&](const double* v, int n, int& lo, int& hi) {
+    lo = 0;
+    while (lo < n && v[lo] < kTiny) ++lo;
+    hi = n;
+    while (hi > lo && v[hi - 1] < kTiny) --hi;
+  };
   {
-    std::vector<double> w(zg1.n), la(zg1.n);
-    for (int k = 0; k < zg1.n; ++k) {
+    std::vector<double> w(n1), la(n1);
+    for (int k = 0; k < n1; ++k) {
       w[k] = hz * norm_pdf(zg1.at(k));
       la[k] = log_act_a(act, sq * zg1.at(k));
     }
     for (int i = 0; i < nt; ++i) {
-      for (int k = 0; k < zg1.n; ++k) {
-        const double ua = std::exp(tg.at(i) + la[k]);
-        S1(i, k) = ua > kExpUnderflow ? 0.0 : w[k] * ua * std::exp(-ua);
+      double* row = &S1[static_cast<std::size_t>(i) * n1];
+      for (int k = 0; k < n1; ++k) {
+        // (ta) e^{-ta} < kTiny for ta < kTiny and for ta > 56
+        const double lua = tg.at(i) + la[k];
+        row[k] = (lua < kLogTiny || lua > kLog56) ? 0.0 : w[k] * std::exp(lua - std::exp(lua));
       }
+      hull(row, n1, lo_t[i], hi_t[i]);
     }
-    for (int j = 0; j < nu_; ++j)
-      for (int k = 0; k < zg1.n; ++k) {
+    for (int j = 0; j < nu_; ++j) {
+      double* col = &K1[static_cast<std::size_t>(j) * n1];
+      for (int k = 0; k < n1; ++k) {
         const double ez = nu * c * zg1.at(k);
-        double lv1, lc1;
-        lam.eval(ug.at(j) + ez + sigma * sigma, lv1, lc1);
-        K1(k, j) = std::exp(ug.at(j) + ez + 0.5 * sigma * sigma + lv1);
+        const double sk = ug.at(j) + ez;
+        if (sigma == 0.0) {  // y e^{-y}, y = u e^{nu X}
+          col[k] = (sk < kLogTiny || sk > kLog56) ? 0.0 : std::exp(sk - std::exp(sk));
+        } else if (sk + 0.5 * sigma * sigma < kLogTiny) {  // <= E[y] = e^{s + sigma^2/2}
+          col[k] = 0.0;
+        } else {
+          double lv1, lc1;
+          lam.eval(sk + sigma * sigma, lv1, lc1);
+          col[k] = std::exp(sk + 0.5 * sigma * sigma + lv1);
+        }
       }
+      hull(col, n1, lo_u[j], hi_u[j]);
+    }
   }
-  Eigen::MatrixXd Xi1 = S1 * K1;
+  auto dot = [](const double* a, const double* b, int n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+      s0 += a[k] * b[k];
+      s1 += a[k + 1] * b[k + 1];
+      s2 += a[k + 2] * b[k + 2];
+      s3 += a[k + 3] * b[k + 3];
+    }
+    for (; k < n; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
+  };
+  std::vector<double> Bsum(lengths.size(), 0.0);
+  for (int i = 0; i < nt; ++i) {
+    if (lo_t[i] >= hi_t[i]) continue;
+    const double* s1row = &S1[static_cast<std::size_t>(i) * n1];
+    const double* csrow = &Cs[static_cast<std::size_t>(i) * n0];
+    for (int j = 0; j < nu_; ++j) {
+      const int lo = std::max(lo_t[i], lo_u[j]), hi = std::min(hi_t[i], hi_u[j]);
+      if (lo >= hi) continue;
+      const double x1 = dot(s1row + lo, &K1[static_cast<std::size_t>(j) * n1 + lo], hi - lo);
+      if (!(x1 > 0.0)) continue;
+      const int a = std::max(zs_t[i], zs_u[j]), b = std::max(ze_t[i], ze_u[j]);
+      const double M =
+          wsuf0[b] + (b > a ? [&] {
+            const double* dcol = &Dp[static_cast<std::size_t>(j) * n0];
+            double s0 = 0, s1 = 0;
+            int k = a;
+            for (; k + 2 <= b; k += 2) {
+              s0 += w0[k] * csrow[k] * dcol[k];
+              s1 += w0[k + 1] * csrow[k + 1] * dcol[k + 1];
+            }
+            for (; k < b; ++k) s0 += w0[k] * csrow[k] * dcol[k];
+            return s0 + s1;
+          }() : 0.0);
+      const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M));  // 1 - Xi0
+      // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
+      const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
+      for (std::size_t jl = 0; jl < lengths.size(); ++jl)
+        if (lengths[jl] > 1) Bsum[jl] += x1 * powlog(lx, lengths[jl] - 1);
+    }
+  }
   for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
     const int L = lengths[jl];
     if (L == 1) {
@@ -415,18 +528,7 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
       out[jl].cB = 0.0;
       continue;
     }
-    double B = 0;
-    for (int j = 0; j < nu_; ++j) {
-      for (int i = 0; i < nt; ++i) {
-        const double x1 = Xi1(i, j);
-        if (x1 == 0.0) continue;
-        const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M(i, j)));  // 1 - Xi0
-        // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
-        const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
-        B += x1 * powlog(lx, L - 1);
-      }
-    }
-    out[jl].B = B * tg.h * ug.h * L;
+    out[jl].B = Bsum[jl] * tg.h * ug.h * L;
     out[jl].cB = 1.0 - out[jl].B;
   }
 }
@@ -480,12 +582,31 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
   }
   // l, 1 - l, l1 at (tau, x)
   // l1 is returned scaled by t: t l1 = E[(ta) e^{-ta}]
-  auto ell = [&](double tau, double x, double& l0, double& cl0, double& l1) {
+  // r = 0: log a(m x) at every abscissa, once; terms below 1e-21 (t a < 1e-21: l0 = 1 - t a,
+  // or t a > 60: l0 < 1e-26) are rounded to their limits, so only the window of x where t a(m x)
+  // is neither small nor large costs transcendentals.
+  std::vector<double> la_x;
+  if (r == 0.0) {
+    la_x.resize(xs.size());
+    for (std::size_t k = 0; k < xs.size(); ++k) la_x[k] = log_act_a(act, m * xs[k]);
+  }
+  const double kLogTiny = -48.35, kLog60 = std::log(60.0);
+  auto ell = [&](double tau, std::size_t idx, double& l0, double& cl0, double& l1) {
+    const double x = xs[idx];
     if (r == 0.0) {
-      const double ua = std::exp(tau + log_act_a(act, m * x));
-      l0 = ua > kExpUnderflow ? 0.0 : std::exp(-ua);
-      cl0 = ua < 0.5 ? -std::expm1(-ua) : 1.0 - l0;
-      l1 = ua * l0;
+      const double lua = tau + la_x[idx];
+      if (lua < kLogTiny) {
+        l0 = 1.0;
+        cl0 = l1 = 0.0;
+      } else if (lua > kLog60) {
+        l0 = l1 = 0.0;
+        cl0 = 1.0;
+      } else {
+        const double ua = std::exp(lua);
+        l0 = std::exp(-ua);
+        cl0 = ua < 0.5 ? -std::expm1(-ua) : 1.0 - l0;
+        l1 = ua * l0;
+      }
     } else if (lam) {
       double lv, lc, lv1, lc1;
       lam->eval(tau + m * x, lv, lc);
@@ -509,17 +630,19 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
   };
   std::vector<double> Bs(lengths.size(), 0.0);
   std::vector<double> cellv(nx, 0.0), upper(nx + 1, 0.0), base(nx), logC(nx);
+  std::vector<double> pdf_node(nx);
+  for (int k = 0; k < nx; ++k) pdf_node[k] = norm_pdf(xs[5 * k]);
   for (int i = 0; i < tg.n; ++i) {
     const double tau = tg.at(i);
     double c_all = 0.0;
     for (int k = 0; k < nx; ++k) {
       double l0, cl0, l1;
-      ell(tau, xs[5 * k], l0, cl0, l1);
-      base[k] = norm_pdf(xs[5 * k]) * l1;
+      ell(tau, 5 * k, l0, cl0, l1);
+      base[k] = pdf_node[k] * l1;
       double cv = 0.0;
       if (k + 1 < nx)
         for (int g = 0; g < 4; ++g) {
-          ell(tau, xs[5 * k + 1 + g], l0, cl0, l1);
+          ell(tau, 5 * k + 1 + g, l0, cl0, l1);
           cv += ws[5 * k + 1 + g] * l0;
           c_all += ws[5 * k + 1 + g] * cl0;
         }
@@ -530,6 +653,7 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
     double lower = 0.0;  // C(t, x_k)
     for (int k = 0; k < nx; ++k) {
       if (k > 0) lower += cellv[k - 1];
+      if (base[k] == 0.0) continue;  // (logC is only needed where base > 0)
       const double oneminus = c_all + upper[k];  // 1 - C(t, x_k)
       logC[k] = oneminus < 0.5 ? std::log1p(-oneminus) : std::log(lower);
     }
@@ -1030,7 +1154,21 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
   // Expensive (A, B) evaluations are first bracketed with a coarse quadrature, then polished.
   const bool expensive = normalised(set.activation) && set.task == Task::Max && set.nu > 0;
   PopulationAccuracy acc = expensive ? PopulationAccuracy::coarse() : opt.acc;
+  // Full-accuracy evaluations are remembered (the final one is usually the polish's best point).
+  bool full = !expensive;
+  std::map<std::pair<double, double>, ABDetail> full_cache;
+  auto eval_full = [&](double m, double b) {
+    auto key = std::make_pair(m, b);
+    auto it = full_cache.find(key);
+    if (it != full_cache.end()) return it->second;
+    set.erf_b = b;
+    ABDetail d = population_AB_detail(set, m, m * m + opt.dq_k, opt.acc);
+    ++evals;
+    full_cache.emplace(key, d);
+    return d;
+  };
   auto risk_at = [&](double m, double b) {
+    if (full) return risk_optimal_v(eval_full(m, b));
     set.erf_b = b;
     ABDetail d = population_AB_detail(set, m, m * m + opt.dq_k, acc);
     ++evals;
@@ -1068,25 +1206,26 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
                              expensive ? 1e-3 : opt.tol, fb, up, lo);
     m_cap = m_best >= m_max * (1.0 - 1e-4);
     if (expensive && !m_cap) {
-      // polish with the full accuracy in a narrow bracket around the coarse optimum
+      // polish with the full accuracy in a narrow bracket around the coarse optimum, to
+      // max(tol, 1e-5): the risk is quadratic there, so the m_k error moves it by ~1e-10
       acc = opt.acc;
+      full = true;
       const double w = 0.03 * std::max(1.0, m_best);
       const double lo_m = std::max(0.0, m_best - w), hi_m = std::min(m_max, m_best + w);
       double f0 = risk_m(m_best, b_dummy);
       double fx;
-      double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m, opt.tol, fx,
-                           m_best, f0);
+      double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m,
+                           std::max(opt.tol, 1e-5), fx, m_best, f0);
       m_best = x;
       m_cap = m_best >= m_max * (1.0 - 1e-4);
     }
   }
   acc = opt.acc;
-  double r_best = risk_m(m_best, b_best);
-  (void)r_best;
+  full = true;
+  // erf: the optimal b at m_best (with the full accuracy); otherwise b is fixed.
+  if (is_erf && !opt.fix_b) risk_m(m_best, b_best);
   // Final evaluation at the optimum (fills A, B).
-  set.erf_b = b_best;
-  ABDetail d = population_AB_detail(set, m_best, m_best * m_best + opt.dq_k, opt.acc);
-  ++evals;
+  ABDetail d = eval_full(m_best, b_best);
   PopulationOptimum res;
   res.m_k = m_best;
   res.q_k = m_best * m_best + opt.dq_k;

@@ -83,7 +83,8 @@ struct OptimiseOptions {
   double dq_k = 0.0;        // q_k - m_k^2 (the spec's observation: 0 is optimal)
   double m_k_max = 0.0;     // <= 0: automatic, max(10, 2 c_nu) (10 at nu = inf)
   double b_max = 8.0;
-  double tol = 1e-7;        // absolute tolerance on m_k and b
+  double tol = 1e-7;        // absolute tolerance on m_k and b (max-SLR softmax/softplus:
+                            // m_k to max(tol, 1e-5), where the risk is flat to ~1e-10)
   PopulationAccuracy acc{};
 };
 struct PopulationOptimum {
