@@ -12,11 +12,20 @@
 #include "equations/rmt_ridge.hpp"
 #include "mc/rmt_sim.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
 #include "tools/cmd_rmt_common.hpp"
 
 namespace saddle {
 namespace {
+
+PlotHints mc_rmt_hints() {
+  PlotHints h;
+  h.y = {"mean"};
+  h.params = {"gamma", "c", "snr", "n"};
+  h.log_axes = {"gamma"};
+  return h;
+}
 
 using rmt::mc::Model;
 
@@ -41,6 +50,7 @@ struct McRmtCli {
   unsigned long long seed = 1;
   std::string c = "0.25", gamma = "1e-4:10:6:log", snr = "1", activation = "tanh";
   std::string wk = "0,0,0", wq = "0,0,0", model = "true", out;
+  TablePlot plot;
   bool keep_diagonal = false;
 };
 
@@ -107,7 +117,7 @@ void run_mc_rmt(const McRmtCli& o) {
                        fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)});
     }
   }
-  table.write_to(o.out);
+  write_table(table, o.out, o.plot, mc_rmt_hints());
 }
 
 // ------------------------------------------------------------------------- validate rmt
@@ -116,6 +126,7 @@ struct ValidateRmtCli {
   int n = 0, draws = 0, threads = 0;
   unsigned long long seed = 1;
   std::string out;
+  TablePlot plot;
 };
 
 void run_validate_rmt(const ValidateRmtCli& o) {
@@ -197,7 +208,7 @@ void run_validate_rmt(const ValidateRmtCli& o) {
       }
     }
   }
-  table.write_to(o.out);
+  write_table(table, o.out, o.plot, mc_rmt_hints());
   if (failures > 0)
     throw std::runtime_error("validate rmt: " + std::to_string(failures) + " of " +
                              std::to_string(checks) + " checks disagree beyond 4 s.e. + allowance");
@@ -224,6 +235,7 @@ void register_mc_rmt(CLI::App& mc) {
   sub->add_option("--model", o->model, "true, surrogate and/or ridge (comma list)")->capture_default_str();
   sub->add_option("--threads", o->threads, "OpenMP threads over draws (0: default)");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_plot_options(sub, o->plot);
   sub->callback([o] { run_mc_rmt(*o); });
 }
 
@@ -238,6 +250,7 @@ void register_validate_rmt(CLI::App& validate) {
   sub->add_option("--seed", o->seed, "Seed")->capture_default_str();
   sub->add_option("--threads", o->threads, "OpenMP threads over draws (0: default)");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_plot_options(sub, o->plot);
   sub->callback([o] { run_validate_rmt(*o); });
 }
 

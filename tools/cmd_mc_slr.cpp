@@ -8,10 +8,18 @@
 #include "mc/slr_erm.hpp"
 #include "mc/slr_validate.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
 
 namespace saddle {
 namespace {
+
+PlotHints mc_slr_hints() {
+  PlotHints h;
+  h.y = {"test_error"};
+  h.params = {"alpha", "lambda", "nu", "L", "D", "m_k_in"};
+  return h;
+}
 
 using slr::mc::Init;
 using slr::mc::SimSetting;
@@ -26,6 +34,7 @@ struct McSlrCli {
   double erf_b = 0.0, c0 = -1.0, gtol = 1e-9, ftol = 1e-15;
   bool per_seed = false;
   std::string out;
+  TablePlot plot;
 };
 
 std::vector<int> parse_lengths(const std::string& text) {
@@ -225,7 +234,7 @@ void run_mc_slr(const McSlrCli& o) {
             }
         }
       }
-  table.write_to(o.out);
+  write_table(table, o.out, o.plot, mc_slr_hints());
 }
 
 
@@ -238,6 +247,7 @@ struct ValidateSlrCli {
   int D = 0, seeds = 0, n_test = 0, points = 4096, replicates = 8;
   unsigned long long seed = 1;
   std::string out;
+  TablePlot plot;
 };
 
 void run_validate_slr(const ValidateSlrCli& o) {
@@ -338,7 +348,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
     table.setting("allowance " + c.name, fmt(c.allowance) + " (" + c.allowance_reason + ")");
   table.setting("summary", std::to_string(passes) + " pass, " + std::to_string(gaps) +
                                " known_gap, " + std::to_string(fails) + " FAIL");
-  table.write_to(o.out);
+  write_table(table, o.out, o.plot, mc_slr_hints());
   if (fails > 0)
     throw std::runtime_error("validate slr: " + std::to_string(fails) +
                              " comparison(s) disagree beyond 4 s.e. + allowance");
@@ -388,6 +398,7 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--q-v", o->q_v, "Population mode: q_v >= m_v^2 (sweepable)");
   sub->add_flag("--per-seed", o->per_seed, "Also write one row per seed");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_plot_options(sub, o->plot);
   sub->callback([o] { run_mc_slr(*o); });
 }
 
@@ -418,6 +429,7 @@ void register_validate_slr(CLI::App& validate) {
   sub->add_option("--replicates", o->replicates, "Replica QMC replicates")->capture_default_str();
   sub->add_option("--seed", o->seed, "Base seed of the simulation")->capture_default_str();
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  add_plot_options(sub, o->plot);
   sub->callback([o] { run_validate_slr(*o); });
 }
 

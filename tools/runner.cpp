@@ -204,16 +204,34 @@ std::string canonical_command_line() {
   return s;
 }
 
+namespace {
+void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
+  sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot)")->group("Output");
+  sub->add_option("--plot-x", o.x, "Plot: x column (default: the longest sweep)")->group("Output");
+  sub->add_option("--plot-y", o.y, "Plot: y column(s), comma-separated")->group("Output");
+  sub->add_option("--plot-z", o.z, "Plot: heat-map column of a 2-D sweep (or colA-colB)")->group("Output");
+  sub->add_option("--plot-by", o.by, "Plot: second axis of a 2-D heat map")->group("Output");
+  sub->add_option("--plot-diff", o.diff, "Plot: 'COL:A-B' draws z of rows with COL=A minus rows with COL=B")
+      ->group("Output");
+  sub->add_option("--plot-title", o.title, "Plot: title")->group("Output");
+}
+}  // namespace
+
+void add_plot_options(CLI::App* sub, TablePlot& p) { add_plot_flags(sub, p.png, p.options); }
+
+void write_table(const CsvTable& table, const std::string& out, const TablePlot& p, const PlotHints& hints) {
+  table.write_to(out);
+  if (p.png.empty()) return;
+  CsvData data;
+  data.comments.push_back("# saddle");
+  data.columns = table.columns();
+  data.rows = table.rows();
+  plot_csv(data, hints, p.options, p.png);
+}
+
 void add_run_options(CLI::App* sub, RunOptions& r) {
   sub->add_option("--out", r.out, "Write the CSV to FILE (rows appended as chains finish)")->group("Output");
-  sub->add_option("--plot", r.plot, "Also draw a PNG figure of the result (gnuplot)")->group("Output");
-  sub->add_option("--plot-x", r.plot_options.x, "Plot: x column (default: the longest sweep)")->group("Output");
-  sub->add_option("--plot-y", r.plot_options.y, "Plot: y column(s), comma-separated")->group("Output");
-  sub->add_option("--plot-z", r.plot_options.z, "Plot: heat-map column of a 2-D sweep")->group("Output");
-  sub->add_option("--plot-by", r.plot_options.by, "Plot: second axis of a 2-D heat map")->group("Output");
-  sub->add_option("--plot-diff", r.plot_options.diff,
-                  "Plot: 'COL:A-B' draws z of rows with COL=A minus rows with COL=B")->group("Output");
-  sub->add_option("--plot-title", r.plot_options.title, "Plot: title")->group("Output");
+  add_plot_flags(sub, r.plot, r.plot_options);
   sub->add_flag("--resume", r.resume, "Skip the points already in --out (same settings required)")->group("Run");
   sub->add_option("--shard", r.shard,
                   "Compute shard i/N of the grid (0-based; default from SLURM_ARRAY_TASK_ID/COUNT)")->group("Run");

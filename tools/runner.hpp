@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/cli_common.hpp"
 #include "tools/plot.hpp"
 
 namespace saddle {
@@ -47,6 +48,16 @@ struct GridJob {
 // Runs the job according to `r` and writes the CSV (and the plot). Throws InputError for bad
 // run options (malformed --shard, --resume without --out, a resume file made differently).
 void run_grid(const GridJob& job, const RunOptions& r);
+
+// --plot for subcommands that write one table (Monte Carlo, validation, Hermite data).
+struct TablePlot {
+  std::string png;
+  PlotOptions options;
+};
+void add_plot_options(CLI::App* sub, TablePlot& p);
+// Writes the table (to `out`, or stdout) and then, if asked, its figure.
+void write_table(const CsvTable& table, const std::string& out, const TablePlot& p,
+                 const PlotHints& hints = {});
 
 // `saddle merge PART... --out FILE`: joins shard outputs into the file a single run writes.
 void register_merge(CLI::App& app);

@@ -51,6 +51,8 @@ cmp -s <(body "$tmp/t1.csv") <(body "$tmp/c2.csv") || { echo "FAIL: cached run d
 "$S" ridge --alpha 0.5:4:7 --lambda 0.1,1 --no-progress --plot "$tmp/curve.png" >/dev/null || { echo "FAIL: curves"; fail=1; }
 [ -s "$tmp/heat.png" ] && [ -s "$tmp/curve.png" ] || { echo "FAIL: no PNG written"; fail=1; }
 "$S" plot "$tmp/t1.csv" --out "$tmp/p.png" || { echo "FAIL: saddle plot"; fail=1; }
+"$S" mc rmt --n 128 --c 0.5 --gamma 1e-2,0.1,1 --draws 2 --model true,ridge --plot "$tmp/mc.png" >/dev/null \
+  && [ -s "$tmp/mc.png" ] || { echo "FAIL: mc rmt --plot"; fail=1; }
 printf 'a,b\n1,2\n' >"$tmp/foreign.csv"
 "$S" plot "$tmp/foreign.csv" --out "$tmp/f.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: foreign CSV not refused in one line"; fail=1; }
