@@ -521,9 +521,12 @@ double mean_squared_error(const SimSetting& set, const Dataset& data, const doub
 Init parse_init(const std::string& s) {
   if (s == "informed") return Init::Informed;
   if (s == "random") return Init::Random;
+  if (s == "overlaps") return Init::Overlaps;
   throw std::invalid_argument("unknown init '" + s + "' (expected informed or random)");
 }
-std::string to_string(Init i) { return i == Init::Informed ? "informed" : "random"; }
+std::string to_string(Init i) {
+  return i == Init::Informed ? "informed" : (i == Init::Random ? "random" : "overlaps");
+}
 
 double default_c0(const SimSetting& set) {
   switch (set.activation) {
@@ -535,6 +538,29 @@ double default_c0(const SimSetting& set) {
       return 0.5;
   }
   return 0.5;
+}
+
+// k = m_k k* + sqrt(q_k - m_k^2) u_k, v = m_v v* + sqrt(q_v - m_v^2) u_v, with u_k, u_v orthogonal
+// to each other and to k*, v*, |u|^2 = D (§6 "Population module").
+void prescribed_kv(const Teacher& T, int D, double m_k, double q_k, double m_v, double q_v,
+                   std::uint64_t seed, std::uint64_t index, std::vector<double>& k,
+                   std::vector<double>& v) {
+  auto rng = make_rng(seed, index, kDirections);
+  std::vector<double> uk(D), uv(D);
+  for (double& x : uk) x = rng.normal();
+  for (double& x : uv) x = rng.normal();
+  orthogonalise(uk, {&T.kstar, &T.vstar});
+  orthogonalise(uv, {&T.kstar, &T.vstar, &uk});
+  scale_to_norm(uk, std::sqrt(double(D)));
+  scale_to_norm(uv, std::sqrt(double(D)));
+  const double ak = std::sqrt(std::max(0.0, q_k - m_k * m_k));
+  const double av = std::sqrt(std::max(0.0, q_v - m_v * m_v));
+  k.assign(D, 0.0);
+  v.assign(D, 0.0);
+  for (int i = 0; i < D; ++i) {
+    k[i] = m_k * T.kstar[i] + ak * uk[i];
+    v[i] = m_v * T.vstar[i] + av * uv[i];
+  }
 }
 
 SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOptions& opt,
@@ -555,6 +581,13 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
       theta[i] = c0 * T.kstar[i];
       theta[D + i] = T.vstar[i];
     }
+  } else if (opt.init == Init::Overlaps) {
+    if (!(opt.init_q_k >= opt.init_m_k * opt.init_m_k) || !(opt.init_q_v >= opt.init_m_v * opt.init_m_v))
+      throw std::invalid_argument("--init overlaps needs q_k >= m_k^2 and q_v >= m_v^2");
+    std::vector<double> k, v;
+    prescribed_kv(T, D, opt.init_m_k, opt.init_q_k, opt.init_m_v, opt.init_q_v, seed, index, k, v);
+    std::copy(k.begin(), k.end(), theta.begin());
+    std::copy(v.begin(), v.end(), theta.begin() + D);
   } else {  // §6: entries N(0, 0.01)
     auto rng = make_rng(seed, index, kInit);
     for (double& x : theta) x = opt.init_sd * rng.normal();
@@ -599,21 +632,8 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
   if (n_test < 1) throw std::invalid_argument("n_test must be >= 1");
   const auto t0 = std::chrono::steady_clock::now();
   const Teacher T = draw_teacher(D, seed, index);
-  auto rng = make_rng(seed, index, kDirections);
-  std::vector<double> uk(D), uv(D);
-  for (double& x : uk) x = rng.normal();
-  for (double& x : uv) x = rng.normal();
-  orthogonalise(uk, {&T.kstar, &T.vstar});
-  orthogonalise(uv, {&T.kstar, &T.vstar, &uk});
-  scale_to_norm(uk, std::sqrt(double(D)));
-  scale_to_norm(uv, std::sqrt(double(D)));
   std::vector<double> k(D), v(D);
-  const double ak = std::sqrt(std::max(0.0, q_k - m_k * m_k));
-  const double av = std::sqrt(std::max(0.0, q_v - m_v * m_v));
-  for (int i = 0; i < D; ++i) {
-    k[i] = m_k * T.kstar[i] + ak * uk[i];
-    v[i] = m_v * T.vstar[i] + av * uv[i];
-  }
+  prescribed_kv(T, D, m_k, q_k, m_v, q_v, seed, index, k, v);
   SeedResult r;
   fill_overlaps(T, k, v, r);
   test_errors(set, T, k, v, n_test, seed, index, &r.test_mse, &r.e_bayes, &r.test_var,

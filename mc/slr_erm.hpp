@@ -74,8 +74,11 @@ double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_
 double mean_squared_error(const SimSetting& set, const Dataset& data, const double* k,
                           const double* v);
 
-enum class Init { Informed, Random };
-Init parse_init(const std::string& s);  // "informed" | "random"; throws std::invalid_argument
+// Informed: k = c0 k*, v = v*. Random: N(0, init_sd^2) entries. Overlaps: k, v built with the
+// prescribed overlaps (init_m_k, init_q_k, init_m_v, init_q_v) as in population mode, e.g. to
+// start ERM on a branch the replica theory predicts.
+enum class Init { Informed, Random, Overlaps };
+Init parse_init(const std::string& s);  // "informed" | "random" | "overlaps"; throws std::invalid_argument
 std::string to_string(Init i);
 
 // Informed-start key scale c0 (§4.7, §6): softmax/softplus sqrt(nu) (spiked), min(nu, 3) (max);
@@ -87,6 +90,7 @@ struct ErmOptions {
   Init init = Init::Informed;
   double c0 = -1.0;                    // < 0: default_c0
   double init_sd = 0.1;                // random start: entries N(0, init_sd^2) (spec: N(0, 0.01))
+  double init_m_k = 0, init_q_k = 0, init_m_v = 0, init_q_v = 0;  // Init::Overlaps
   int max_iterations = 20000;          // §6
   double function_tolerance = 1e-15;   // §6
   double gradient_tolerance = 1e-9;    // §6 (on max_i |grad_i| of (S13))

@@ -94,6 +94,21 @@ void run_mc_slr(const McSlrCli& o) {
     if (!std::isfinite(o.c0)) throw InputError("--c0 must be finite");
     for (double a : alphas)
       if (std::lround(a * o.D) < 1) throw InputError("alpha * D must be >= 1");
+    if (eopt.init == slr::mc::Init::Overlaps) {  // start from prescribed overlaps (single values)
+      if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
+        throw InputError("--init overlaps needs --m-k, --q-k, --m-v and --q-v");
+      SweepRules any;
+      const auto a = parse_sweep(o.m_k, "m-k", any), b = parse_sweep(o.q_k, "q-k", any),
+                 c = parse_sweep(o.m_v, "m-v", any), d = parse_sweep(o.q_v, "q-v", any);
+      if (a.size() != 1 || b.size() != 1 || c.size() != 1 || d.size() != 1)
+        throw InputError("--init overlaps takes one value each of --m-k, --q-k, --m-v, --q-v");
+      if (b[0] < a[0] * a[0] || d[0] < c[0] * c[0])
+        throw InputError("--init overlaps needs q_k >= m_k^2 and q_v >= m_v^2");
+      eopt.init_m_k = a[0];
+      eopt.init_q_k = b[0];
+      eopt.init_m_v = c[0];
+      eopt.init_q_v = d[0];
+    }
     eopt.c0 = o.c0;
     eopt.max_iterations = o.max_iter;
     eopt.gradient_tolerance = o.gtol;
@@ -392,7 +407,7 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|)")
       ->capture_default_str();
   sub->add_option("--ftol", o->ftol, "L-BFGS relative function tolerance")->capture_default_str();
-  sub->add_option("--m-k", o->m_k, "Population mode: m_k (sweepable)");
+  sub->add_option("--m-k", o->m_k, "Population mode: m_k (sweepable); --init overlaps: start m_k");
   sub->add_option("--q-k", o->q_k, "Population mode: q_k >= m_k^2 (sweepable)");
   sub->add_option("--m-v", o->m_v, "Population mode: m_v (sweepable)");
   sub->add_option("--q-v", o->q_v, "Population mode: q_v >= m_v^2 (sweepable)");

@@ -47,4 +47,11 @@ bad mc slr --mode population --m-k 1
 bad mc slr --mode population --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
 bad mc slr --delta nan
 bad validate slr --mode erm --activation erf
+# --init overlaps with q = m^2 builds k = m_k k*, v = m_v v* exactly: with m_v = 1 it is the
+# informed start with c0 = m_k, so the trained results must be identical.
+a=$("$S" mc slr --L 2 --alpha 2 --D 100 --seeds 2 --activation softmax --init informed --c0 1.2 | grep -v '^#' | tail -1 | cut -d, -f16-)
+b=$("$S" mc slr --L 2 --alpha 2 --D 100 --seeds 2 --activation softmax --init overlaps --m-k 1.2 --q-k 1.44 --m-v 1 --q-v 1 | grep -v '^#' | tail -1 | cut -d, -f16-)
+[ -n "$a" ] && [ "${a%,*}" = "${b%,*}" ] || { echo "FAIL: --init overlaps differs from the informed start" >&2; exit 1; }
+bad mc slr --init overlaps --m-k 1
+bad mc slr --init overlaps --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
 echo "mc_slr CLI: ok"
