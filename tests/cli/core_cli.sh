@@ -2,22 +2,7 @@
 # Command-line conventions of `saddle` (foundation): sweeps, CSV header and columns, and bad
 # input -> one line on stderr, exit code 2, nothing on stdout. Usage: core_cli.sh /path/to/saddle
 set -u
-S="$1"
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-expect_error() {  # expect_error "description" args...
-  local what="$1"; shift
-  "$S" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$lines" -ne 1 ]; then
-    echo "FAIL ($what): rc=$rc stdout=$(wc -c <"$tmp/out")B stderr_lines=$lines: $(head -c 300 "$tmp/err")"
-    fail=1
-  fi
-}
+source "$(dirname "$0")/lib/common.sh" "$1"
 
 expect_error "negative alpha" ridge --alpha -1
 expect_error "zero count" ridge --alpha 1:2:0

@@ -3,22 +3,7 @@
 # columns, closed-form values, and bad input -> one line on stderr, exit 2, nothing on stdout.
 # Usage: rmt_cli.sh /path/to/saddle
 set -u
-S="$1"
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-expect_error() {  # expect_error "description" args...
-  local what="$1"; shift
-  "$S" "$@" >"$tmp/out" 2>"$tmp/err"
-  local rc=$?
-  local lines
-  lines=$(wc -l <"$tmp/err")
-  if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$lines" -ne 1 ]; then
-    echo "FAIL ($what): rc=$rc stdout=$(wc -c <"$tmp/out")B stderr_lines=$lines: $(head -c 300 "$tmp/err")"
-    fail=1
-  fi
-}
+source "$(dirname "$0")/lib/common.sh" "$1"
 # value of column $2 in data row $3 (1-based) of CSV file $1
 col() { grep -v '^#' "$1" | awk -F, -v c="$2" -v r="$3" 'NR==1{for(i=1;i<=NF;i++) if($i==c) k=i} NR==r+1{print $k}'; }
 # |a - b| <= tol ?
