@@ -163,6 +163,10 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
   const std::string gap_l3_train =
       "L-BFGS minima (any start; D = 200-1000) have a higher training loss than the RS global "
       "minimiser and sit on another point of the glassy landscape (spec §6): not a code bug";
+  const std::string gap_linear_peak =
+      "OPEN: in the linear interpolation-peak window the replica converges to a branch with a "
+      "lower training loss than any L-BFGS minimum, even ERM started on the replica's own "
+      "overlaps (data/validation/linear_L3_replica_vs_erm.md); RS instability suspected";
   std::vector<E> erms;
   if (quick) {
     erms = {{2, Activation::Softmax, 2.0, Init::Random, {}},
@@ -183,6 +187,8 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
       // the built-in linear cases sit on both sides of that window.
       for (double a : {0.5, 1.0, 6.0}) erms.push_back({L, Activation::Linear, a, Init::Random, {}});
       if (L == 2) erms.push_back({L, Activation::Linear, 4.0, Init::Random, {}});
+      // One case inside the window, reported (not hidden) as an open disagreement.
+      erms.push_back({L, Activation::Linear, L == 2 ? 3.0 : 4.0, Init::Random, {{"*", gap_linear_peak}}});
       erms.push_back({L, Activation::Softmax, 4.0, Init::Informed, {}});
     }
   }

@@ -356,7 +356,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
                    slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
                    erm ? slr::mc::to_string(c->init) : "", std::to_string(c->D),
                    std::to_string(c->seeds), r.quantity, r.source, fmt(r.value), fmt(r.se),
-                   r.source == "mc" ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
+                   r.source == "mc" && std::isfinite(r.z) ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
                    r.verdict, r.note});
   }
   for (const auto& c : cases)
