@@ -140,6 +140,13 @@ void run_erm(const ErmCli& o) {
                 "minimiser; preferred = lowest train_loss among converged inits; coexist = the "
                 "inits converged to test errors more than 4 s.e. + 1e-3 apart");
 
+  for (const auto& a : acts)
+    if (a == "linear")
+      table.setting("caution",
+                    "linear attention: in its interpolation-peak window (alpha about 2-4 at "
+                    "lambda = 0.1, nu = 2) the replica fixed point disagrees with direct ERM, "
+                    "which cannot reach its training loss even from its overlaps (open; see "
+                    "data/validation/linear_L3_replica_vs_erm.md)");
   ReplicaCurveOptions copt;
   copt.solver = opt;
   copt.stall_accept = o.stall_accept;
