@@ -57,11 +57,37 @@ std::shared_ptr<const SobolGaussian> make_replica_points(const ReplicaSetting& s
                                                set.seed);
 }
 
+double replicon_eigenvalue(const Eigen::Matrix4d& gram, double alpha, double V_k, double V_v) {
+  // Linear response of the replica overlap fluctuation dQ (2 x 2 over {k, v}) through one channel
+  // pass and one prior pass: dQhat_ab = alpha sum_cd E[<𝒥_ac, 𝒥_bd>_F] dQ_cd (the fields of one
+  // weight vector on different tokens are independent, so dC = dQ (x) I_L), then
+  // dQ_ab = V_a V_b dQhat_ab (ridge prior, separately for k and v). RS is locally stable when the
+  // largest |eigenvalue| on symmetric dQ is < 1; for L = 1 this is alpha V^2/(1+V)^2 < 1 (ridge).
+  const double V[2] = {V_k, V_v};
+  auto blk = [](int a, int c) { return 2 * a + c; };  // (k,k)=0 (k,v)=1 (v,k)=2 (v,v)=3
+  Eigen::Matrix4d T;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int c = 0; c < 2; ++c)
+        for (int d = 0; d < 2; ++d)
+          T(blk(a, b), blk(c, d)) = V[a] * V[b] * alpha * gram(blk(a, c), blk(b, d));
+  // Orthonormal basis of symmetric 2 x 2 matrices: E_kk, E_vv, (E_kv + E_vk)/sqrt 2.
+  Eigen::Matrix<double, 4, 3> S = Eigen::Matrix<double, 4, 3>::Zero();
+  S(0, 0) = 1.0;
+  S(3, 1) = 1.0;
+  S(1, 2) = S(2, 2) = std::sqrt(0.5);
+  const Eigen::Matrix3d Ts = S.transpose() * T * S;
+  const Eigen::EigenSolver<Eigen::Matrix3d> es(Ts, false);
+  double rho = 0.0;
+  for (int i = 0; i < 3; ++i) rho = std::max(rho, std::abs(es.eigenvalues()(i)));
+  return rho;
+}
+
 namespace {
 
 template <int L>
 ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double* P,
-                          const SobolGaussian& pts, int rep) {
+                          const SobolGaussian& pts, int rep, bool want_at) {
   const ProxAct act = set.activation == Activation::Softmax ? ProxAct::Softmax : ProxAct::Linear;
   const bool k_active = !(act == ProxAct::Softmax && L == 1);  // L = 1 softmax: sigma == 1
   const double m_k = P[0], q_k = P[1], V_k = P[2], m_v = P[3], q_v = P[4], V_v = P[5];
@@ -78,6 +104,9 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
 
   double S_gk2 = 0, S_gz2 = 0, S_mk = 0, S_mz = 0, S_vk = 0, S_vz = 0, S_Jk = 0, S_Jz = 0;
   double S_tr = 0, S_npd = 0, gmax = 0;
+  // Replicon (AT) check: Frobenius Gram matrix E[<B_i, B_j>] of the four blocks of 𝒥,
+  // B_0 = 𝒥_kk (chi-chi), B_1 = 𝒥_kv, B_2 = 𝒥_vk = B_1^T, B_3 = 𝒥_vv.
+  Eigen::Matrix4d gram = Eigen::Matrix4d::Zero();
   ProxInput<L> in;
   in.V_k = V_k;
   in.V_v = V_v;
@@ -148,6 +177,14 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
     S_tr += wgt * pr.residual * pr.residual;
     if (!pr.hessian_ok) S_npd += 1.0;
     gmax = std::max(gmax, pr.grad_inf);
+    if (want_at) {
+      const replica::JacobianBlocks<L> jb = replica::jacobian_blocks<L>(act, in, pr.chi);
+      const Eigen::Matrix<double, L, L> kv = jb.cz, vk = jb.cz.transpose();
+      const Eigen::Matrix<double, L, L> kk = k_active ? jb.cc : Eigen::Matrix<double, L, L>::Zero();
+      const Eigen::Matrix<double, L, L>* B[4] = {&kk, &kv, &vk, &jb.zz};
+      for (int a = 0; a < 4; ++a)
+        for (int b = a; b < 4; ++b) gram(a, b) += wgt * B[a]->cwiseProduct(*B[b]).sum();
+    }
   }
   const double a_n = alpha / n;
   ChannelStats c;
@@ -173,18 +210,24 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
   c.train_mse = S_tr / n;
   c.not_pd = S_npd / n;
   c.max_grad = gmax;
+  if (want_at) {
+    gram /= n;
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < a; ++b) gram(a, b) = gram(b, a);
+    c.at_eigenvalue = replicon_eigenvalue(gram, alpha, V_k, V_v);
+  }
   return c;
 }
 
 }  // namespace
 
 ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
-                             const SobolGaussian& pts, int replicate) {
+                             const SobolGaussian& pts, int replicate, bool want_at) {
   switch (set.L) {
-    case 1: return channel_impl<1>(set, alpha, P, pts, replicate);
-    case 2: return channel_impl<2>(set, alpha, P, pts, replicate);
-    case 3: return channel_impl<3>(set, alpha, P, pts, replicate);
-    case 4: return channel_impl<4>(set, alpha, P, pts, replicate);
+    case 1: return channel_impl<1>(set, alpha, P, pts, replicate, want_at);
+    case 2: return channel_impl<2>(set, alpha, P, pts, replicate, want_at);
+    case 3: return channel_impl<3>(set, alpha, P, pts, replicate, want_at);
+    case 4: return channel_impl<4>(set, alpha, P, pts, replicate, want_at);
     default: throw std::invalid_argument("L out of range for the replica channel");
   }
 }
@@ -255,17 +298,17 @@ void ReplicaSystem::project(Vec& x) const {
 std::vector<std::string> ReplicaSystem::observable_names() const {
   return {"mhat_k",      "qhat_k",        "Vhat_k",        "mhat_v",     "qhat_v",
           "Vhat_v",      "Vhat_k_stein",  "Vhat_v_stein",  "Vhat_k_hessian",
-          "Vhat_v_hessian", "test_error", "train_error",   "train_loss"};
+          "Vhat_v_hessian", "test_error", "train_error",   "train_loss", "at_eigenvalue"};
 }
 
 Vec ReplicaSystem::observables(const Vec& x) const {
   Vec xp = x;
   project(xp);
-  const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_);
-  Vec o(13);
+  const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_, true);
+  Vec o(14);
   o << c.mhat_k, c.qhat_k, c.Vhat_k, c.mhat_v, c.qhat_v, c.Vhat_v, c.Vhat_k_stein, c.Vhat_v_stein,
       c.Vhat_k_hessian, c.Vhat_v_hessian, replica_test_error(set_, xp.data()), c.train_mse,
-      0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_);
+      0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_), c.at_eigenvalue;
   return o;
 }
 
@@ -383,13 +426,13 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
       ReplicaPoint p;
       p.alpha = alphas[i];
       p.init = inits[k];
-      const int nv = 6 + 13;
+      const int nv = 6 + kReplicaObservables;
       std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
       for (int r = 0; r < R; ++r) {
         const int t = static_cast<int>(k) * R + r;
         const SolveResult& sr = res[t][i];
         for (int j = 0; j < 6; ++j) vals[j][r] = sr.x(j);
-        for (int j = 0; j < 13; ++j) vals[6 + j][r] = obs[t][i](j);
+        for (int j = 0; j < kReplicaObservables; ++j) vals[6 + j][r] = obs[t][i](j);
         const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
         const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
         if (ok_tol) ++p.n_converged;

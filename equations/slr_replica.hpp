@@ -69,18 +69,28 @@ struct ChannelStats {
   double train_mse = 0;                          // E[(y - s.z)^2] (§4.6), includes Delta
   double not_pd = 0;     // fraction of draws where V^-1 + H was not positive definite
   double max_grad = 0;   // worst |grad|_inf of the prox solutions
+  // Replicon (de Almeida-Thouless) eigenvalue from the Hessian-form 𝒥, computed only when asked
+  // (want_at): RS is locally unstable when it exceeds 1. Where the proximal minimiser jumps the
+  // jumps add to the true replicon, so a value > 1 is conclusive and a value < 1 is not.
+  double at_eigenvalue = 0;
 };
 ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
-                             const SobolGaussian& pts, int replicate);
+                             const SobolGaussian& pts, int replicate, bool want_at = false);
+
+// The replicon eigenvalue from the Frobenius Gram matrix gram(i, j) = E[<B_i, B_j>] of the blocks
+// B = (𝒥_kk, 𝒥_kv, 𝒥_vk, 𝒥_vv) of 𝒥 (S20): the spectral radius, on symmetric 2 x 2 dQ, of
+// dQ_ab -> V_a V_b alpha sum_cd E[<𝒥_ac, 𝒥_bd>] dQ_cd.
+double replicon_eigenvalue(const Eigen::Matrix4d& gram, double alpha, double V_k, double V_v);
 
 // Prior part (S14): order parameters from the hats.
 void replica_prior(double lambda, const ChannelStats& c, double* P);
 
 // The fixed-point system of one replicate at one alpha. Unknowns (m_k, q_k, V_k, m_v, q_v, V_v).
 // Observables: mhat_k, qhat_k, Vhat_k, mhat_v, qhat_v, Vhat_v, Vhat_k_stein, Vhat_v_stein,
-// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss.
+// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss, at_eigenvalue.
 // Free energy: the training objective per sample R/N = train_mse/2 + lambda (q_k + q_v)/(2 alpha)
 // at the RS minimiser (zero temperature), used to prefer a branch.
+constexpr int kReplicaObservables = 14;
 class ReplicaSystem : public FixedPointSystem {
  public:
   ReplicaSystem(ReplicaSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,

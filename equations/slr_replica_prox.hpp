@@ -438,6 +438,30 @@ inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxO
   return out;
 }
 
+// Full 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20) at a minimiser chi of (S17), as its three L x L
+// blocks (𝒥 is symmetric): chi-chi, chi-z and z-z. Used by the replicon (AT) check at the fixed
+// point only, not inside the iteration.
+template <int L>
+struct JacobianBlocks {
+  Eigen::Matrix<double, L, L> cc, cz, zz;
+};
+
+template <int L>
+inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, chi, dv);
+  // Block inverse of V^-1 + H: chi-chi = Hphi^-1, chi-z = -Hphi^-1 Hzc^T,
+  // z-z = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
+  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
+  JacobianBlocks<L> b;
+  b.cc = -Hinv / (in.V_k * in.V_k);
+  b.cc.diagonal().array() += 1.0 / in.V_k;
+  b.cz = Hinv * dv.Hzc.transpose() / (in.V_k * in.V_v);
+  b.zz = -(dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose()) / (in.V_v * in.V_v);
+  b.zz.diagonal().array() += 1.0 / in.V_v;
+  return b;
+}
+
 }  // namespace replica
 }  // namespace slr
 }  // namespace saddle

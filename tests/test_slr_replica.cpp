@@ -157,7 +157,26 @@ TEST_CASE("replica L = 1 softmax is ridge regression (§4.8)", "[replica]") {
     CHECK(std::abs(p.mean[16] - c.E) < 5 * p.se[16] + 1e-4);
     CHECK(std::abs(p.mean[17] - c.Etrain) < 5 * p.se[17] + 1e-4);
     CHECK(p.se[16] < 5e-3);
+    // Replicon (AT) eigenvalue of ridge: theta = alpha V^2/(1+V)^2, the factor whose approach to
+    // 1 makes q diverge in the closed form.
+    const double theta = p.alpha * c.V * c.V / ((1.0 + c.V) * (1.0 + c.V));
+    CHECK(std::abs(p.mean[19] - theta) < 5 * p.se[19] + 1e-4);
   }
+}
+
+TEST_CASE("replicon eigenvalue: block structure of the AT map", "[replica]") {
+  // Only the chi-chi / z-z cross Gram entry c = E<J_kk, J_vv> and the chi-z / z-chi entry
+  // d = E<J_kv, J_vk>: the symmetric kv sector (E_kv + E_vk)/sqrt 2 is an eigenvector with
+  // eigenvalue alpha V_k V_v (c + d); E_kk and E_vv map to 0.
+  Eigen::Matrix4d g = Eigen::Matrix4d::Zero();
+  g(0, 3) = g(3, 0) = 0.3;
+  g(1, 2) = g(2, 1) = 0.2;
+  CHECK(replicon_eigenvalue(g, 2.0, 1.5, 0.5) == Approx(2.0 * 1.5 * 0.5 * 0.5));
+  // Only diagonal blocks: two decoupled ridge-like sectors, the largest wins.
+  g.setZero();
+  g(0, 0) = 0.1;
+  g(3, 3) = 0.4;
+  CHECK(replicon_eigenvalue(g, 3.0, 2.0, 1.0) == Approx(std::max(3.0 * 4.0 * 0.1, 3.0 * 0.4)));
 }
 
 TEST_CASE("replica softmax tends to the population optimum as alpha grows (§3.4)", "[replica]") {

@@ -113,7 +113,7 @@ void run_erm(const ErmCli& o) {
                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                 "replicates", "stalled", "preferred", "coexist"};
+                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stable"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
@@ -208,6 +208,9 @@ void run_erm(const ErmCli& o) {
         row.push_back(std::to_string(p.n_stalled));
         row.push_back(best == static_cast<int>(k) ? "1" : "0");
         row.push_back(coexist ? "1" : "0");
+        row.push_back(fmt(p.mean[19]));
+        row.push_back(fmt(p.se[19]));
+        row.push_back(p.mean[19] < 1.0 ? "1" : "0");
         for (const auto& v : row)
           if (v == "nan" || v == "inf" || v == "-inf")
             throw std::runtime_error("internal error: non-finite value in the output");
