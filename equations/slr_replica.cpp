@@ -347,6 +347,20 @@ ReplicaCurveOptions::ReplicaCurveOptions() {
   solver.stall_window = 20;
 }
 
+RsStability rs_stability(double at, double se) {
+  if (at + 2.0 * se < 1.0) return RsStability::Stable;
+  if (at - 2.0 * se > 1.0) return RsStability::Unstable;
+  return RsStability::Marginal;
+}
+
+std::string to_string(RsStability s) {
+  switch (s) {
+    case RsStability::Stable: return "stable";
+    case RsStability::Unstable: return "unstable";
+    default: return "marginal";
+  }
+}
+
 std::vector<std::string> replica_value_names() {
   ReplicaSetting s;
   ReplicaSystem sys(s, 1.0, nullptr, 0);
@@ -358,6 +372,26 @@ std::vector<std::string> replica_value_names() {
 namespace {
 bool accepted(const SolveSummary& sm, const ReplicaCurveOptions& opt) {
   return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
+}
+
+// One solve from `start`; a replicate that is not accepted is retried with a slow damped
+// iteration (an unstable direction of the plain or accelerated iteration near the interpolation
+// peak of linear attention), keeping the better of the two.
+SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start,
+                             const ReplicaCurveOptions& opt) {
+  SolveResult sr = solve(sys, start, opt.solver);
+  if (opt.retry && !accepted(sr.summary, opt)) {
+    SolverOptions slow = opt.solver;
+    slow.method = Method::Damped;
+    slow.mix = opt.retry_mix;
+    slow.max_iter = opt.retry_max_iter;
+    slow.stall_window = std::max(opt.solver.stall_window, 100);
+    SolveResult again = solve(sys, start, slow);
+    again.summary.iterations += sr.summary.iterations;
+    if (accepted(again.summary, opt) || again.summary.residual < sr.summary.residual)
+      return again;
+  }
+  return sr;
 }
 }  // namespace
 
@@ -393,20 +427,7 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
     for (int k = 0; k < n_alpha; ++k) {
       const int i = dir == Direction::Forward ? k : n_alpha - 1 - k;
       std::unique_ptr<FixedPointSystem> sys = make(alphas[i]);
-      res[t][i] = solve(*sys, start, opt.solver);
-      if (opt.retry && !accepted(res[t][i].summary, opt)) {
-        // Retry with a slow damped iteration (an unstable direction of the plain or
-        // accelerated iteration near the interpolation peak of linear attention).
-        SolverOptions slow = opt.solver;
-        slow.method = Method::Damped;
-        slow.mix = opt.retry_mix;
-        slow.max_iter = opt.retry_max_iter;
-        slow.stall_window = std::max(opt.solver.stall_window, 100);
-        SolveResult again = solve(*sys, start, slow);
-        again.summary.iterations += res[t][i].summary.iterations;
-        if (accepted(again.summary, opt) || again.summary.residual < res[t][i].summary.residual)
-          res[t][i] = again;
-      }
+      res[t][i] = solve_with_retry(*sys, start, opt);
       const SolveSummary& sm = res[t][i].summary;
       if (sm.converged || (sm.stalled && sm.residual <= opt.stall_accept)) start = res[t][i].x;
     }
@@ -420,36 +441,80 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
     }
   }
 
+  // Aggregation over replicates of the point (init k, alpha i).
+  const int nv = 6 + kReplicaObservables;
+  auto aggregate = [&](std::size_t k, int i, int n_points) {
+    ReplicaPoint p;
+    p.alpha = alphas[i];
+    p.init = inits[k];
+    p.n_points = n_points;
+    std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
+    for (int r = 0; r < R; ++r) {
+      const int t = static_cast<int>(k) * R + r;
+      const SolveResult& sr = res[t][i];
+      for (int j = 0; j < 6; ++j) vals[j][r] = sr.x(j);
+      for (int j = 0; j < kReplicaObservables; ++j) vals[6 + j][r] = obs[t][i](j);
+      const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
+      const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
+      if (ok_tol) ++p.n_converged;
+      else if (sr.summary.stalled) ++p.n_stalled;
+      if (!ok_tol && !ok_stall) ++p.n_failed;
+      p.iterations = std::max(p.iterations, sr.summary.iterations);
+      p.residual = std::max(p.residual, sr.summary.residual);
+    }
+    p.mean.resize(nv);
+    p.se.resize(nv);
+    for (int j = 0; j < nv; ++j) {
+      const Estimate e = summarize(vals[j]);
+      p.mean[j] = e.mean;
+      p.se[j] = e.se;
+    }
+    p.converged = p.n_failed == 0;
+    return p;
+  };
   std::vector<ReplicaPoint> out;
-  for (std::size_t k = 0; k < inits.size(); ++k) {
-    for (int i = 0; i < n_alpha; ++i) {
-      ReplicaPoint p;
-      p.alpha = alphas[i];
-      p.init = inits[k];
-      const int nv = 6 + kReplicaObservables;
-      std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
+  for (std::size_t k = 0; k < inits.size(); ++k)
+    for (int i = 0; i < n_alpha; ++i) out.push_back(aggregate(k, i, set.n_points));
+
+  // Error-bar refinement (see ReplicaCurveOptions::target_se).
+  const int i_test = 6 + 10, i_at = 6 + 13;
+  ReplicaSetting fine = set;
+  for (int level = 1; opt.target_se > 0.0 && level <= opt.max_refine; ++level) {
+    std::vector<int> todo;  // indices into out
+    for (int j = 0; j < static_cast<int>(out.size()); ++j) {
+      const ReplicaPoint& p = out[j];
+      if (p.converged && p.se[i_test] > opt.target_se &&
+          (opt.refine_unstable || rs_stability(p.mean[i_at], p.se[i_at]) != RsStability::Unstable))
+        todo.push_back(j);
+    }
+    if (todo.empty()) break;
+    if (fine.n_points > std::numeric_limits<int>::max() / 4) break;
+    fine.n_points *= 4;
+    const auto fpts = make_replica_points(fine);
+    std::vector<SolveResult> fres(todo.size() * R);
+    std::vector<Vec> fobs(todo.size() * R);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int u = 0; u < static_cast<int>(fres.size()); ++u) {
+      const int j = todo[u / R], r = u % R;
+      const int k = j / n_alpha, i = j % n_alpha;
+      ReplicaSystem sys(fine, alphas[i], fpts, r);
+      SolveResult sr = solve_with_retry(sys, res[k * R + r][i].x, opt);
+      sys.project(sr.x);
+      fobs[u] = sys.observables(sr.x);
+      fres[u] = std::move(sr);
+    }
+    for (std::size_t v = 0; v < todo.size(); ++v) {
+      const int j = todo[v], k = j / n_alpha, i = j % n_alpha;
+      // Keep the refined solve only if every replicate was accepted (else the coarse point,
+      // which converged, stays).
+      bool all_ok = true;
+      for (int r = 0; r < R; ++r) all_ok = all_ok && accepted(fres[v * R + r].summary, opt);
+      if (!all_ok) continue;
       for (int r = 0; r < R; ++r) {
-        const int t = static_cast<int>(k) * R + r;
-        const SolveResult& sr = res[t][i];
-        for (int j = 0; j < 6; ++j) vals[j][r] = sr.x(j);
-        for (int j = 0; j < kReplicaObservables; ++j) vals[6 + j][r] = obs[t][i](j);
-        const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
-        const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
-        if (ok_tol) ++p.n_converged;
-        else if (sr.summary.stalled) ++p.n_stalled;
-        if (!ok_tol && !ok_stall) ++p.n_failed;
-        p.iterations = std::max(p.iterations, sr.summary.iterations);
-        p.residual = std::max(p.residual, sr.summary.residual);
+        res[k * R + r][i] = fres[v * R + r];
+        obs[k * R + r][i] = fobs[v * R + r];
       }
-      p.mean.resize(nv);
-      p.se.resize(nv);
-      for (int j = 0; j < nv; ++j) {
-        const Estimate e = summarize(vals[j]);
-        p.mean[j] = e.mean;
-        p.se[j] = e.se;
-      }
-      p.converged = p.n_failed == 0;
-      out.push_back(std::move(p));
+      out[j] = aggregate(static_cast<std::size_t>(k), i, fine.n_points);
     }
   }
   return out;

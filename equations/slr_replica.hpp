@@ -132,6 +132,7 @@ struct ReplicaPoint {
   int iterations = 0;        // max over replicates
   double residual = 0;       // max over replicates
   bool converged = false;    // every replicate converged, or stalled with residual <= stall_accept
+  int n_points = 0;          // QMC points per replicate behind this point (after refinement)
 };
 
 struct ReplicaCurveOptions {
@@ -145,8 +146,23 @@ struct ReplicaCurveOptions {
   bool retry = true;
   double retry_mix = 0.2;
   int retry_max_iter = 1500;
+  // Error-bar refinement: a converged point whose test_error s.e. exceeds target_se (0 = off) is
+  // solved again, every replicate warm-started from its own fixed point, with 4x the QMC points,
+  // up to max_refine times (4^max_refine x the points). Points whose RS fixed point is locally
+  // unstable (RsStability::Unstable) are refined only with refine_unstable: there the RS value
+  // is not the ERM answer, and its s.e. is large because the fixed point is ill-conditioned.
+  double target_se = 0.0;
+  int max_refine = 2;
+  bool refine_unstable = false;
   ReplicaCurveOptions();
 };
+
+// Local stability of the RS fixed point from the replicon eigenvalue and its standard error:
+// stable when at + 2 se < 1, unstable when at - 2 se > 1, marginal otherwise. The estimate is
+// heavy-tailed (draws where V^-1 + H is nearly singular), so its s.e. is itself rough.
+enum class RsStability { Stable, Marginal, Unstable };
+RsStability rs_stability(double at_eigenvalue, double at_se);
+std::string to_string(RsStability s);
 
 // Names of the aggregated values in ReplicaPoint::mean (P names then observable names).
 std::vector<std::string> replica_value_names();

@@ -8,7 +8,9 @@
 //    L-BFGS ERM at finite D, over seeds: overlaps, test and training error.
 // Verdict per (case, quantity): pass when |mc - theory| <= 4 sqrt(se_mc^2 + se_th^2) + allowance,
 // where the allowance is stated per case with its reason; "known_gap" marks a documented
-// disagreement with its diagnosis (spec §6, docs/mc_slr.md) that does not change the exit status.
+// disagreement with its diagnosis (spec §6, docs/mc_slr.md) that does not change the exit status;
+// "rs_unstable" marks a disagreement where the replica point is locally unstable (replicon
+// eigenvalue above 1 by more than 2 s.e.), where RS is not expected to hold (not a failure).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -48,7 +50,7 @@ struct ValidationRow {
   std::string case_name, kind, quantity, source;  // source: theory | mc
   double value = 0, se = 0;
   double z = 0, allowance = 0;  // mc rows only
-  std::string verdict;          // mc rows: pass | FAIL | known_gap | no_theory
+  std::string verdict;          // mc rows: pass | FAIL | known_gap | rs_unstable | no_theory
   std::string note;
 };
 

@@ -22,6 +22,9 @@ struct ErmCli {
   unsigned long long seed = 1;
   double stall_accept = 1e-2;
   bool no_retry = false;
+  double target_se = 0.005;
+  int max_refine = 2;
+  bool refine_unstable = false;
   SolverOptions solver;
   std::string method;
   RunOptions run;
@@ -39,6 +42,9 @@ void run_erm(const ErmCli& o) {
   if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
   opt.stall_window = o.stall_window;
   if (!(o.stall_accept > 0.0)) throw InputError("--stall-accept: must be > 0");
+  if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
+    throw InputError("--target-se: must be >= 0 (0 = no refinement)");
+  if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
   Task task;
   try {
     task = parse_task(o.task);
@@ -113,7 +119,7 @@ void run_erm(const ErmCli& o) {
                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stable"};
+                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "points"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
@@ -123,7 +129,11 @@ void run_erm(const ErmCli& o) {
   table.setting("qmc", "Sobol, " + std::to_string(o.points) + " points x " +
                            std::to_string(o.replicates) + " random shifts, seed " +
                            std::to_string(o.seed) +
-                           "; one fixed point per replicate, values are means, *_se standard errors");
+                           "; one fixed point per replicate, values are means, *_se standard errors; "
+                           "refinement: target_se=" + fmt(o.target_se) + " max_refine=" +
+                           std::to_string(o.max_refine) +
+                           (o.refine_unstable ? " (all points)" : " (points not RS-unstable)") +
+                           ", points = QMC points per replicate used");
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
   table.setting("solver", describe(opt) +
@@ -138,19 +148,19 @@ void run_erm(const ErmCli& o) {
                 "residual <= stall_accept; stalled = number of stalled replicates (value = mean of "
                 "the last stall_window iterates); train_loss = objective (S13)/N at the RS "
                 "minimiser; preferred = lowest train_loss among converged inits; coexist = the "
-                "inits converged to test errors more than 4 s.e. + 1e-3 apart");
+                "inits converged to test errors more than 4 s.e. + 1e-3 apart; at_eigenvalue = "
+                "replicon (de Almeida-Thouless) eigenvalue of the RS fixed point from the "
+                "Hessian-form Jacobian; rs_stability = stable (at + 2 se < 1), unstable "
+                "(at - 2 se > 1: replica symmetry is broken and the RS value is not the ERM "
+                "answer) or marginal");
 
-  for (const auto& a : acts)
-    if (a == "linear")
-      table.setting("caution",
-                    "linear attention: in its interpolation-peak window (alpha about 2-4 at "
-                    "lambda = 0.1, nu = 2) the replica fixed point disagrees with direct ERM, "
-                    "which cannot reach its training loss even from its overlaps (open; see "
-                    "data/validation/linear_L3_replica_vs_erm.md)");
   ReplicaCurveOptions copt;
   copt.solver = opt;
   copt.stall_accept = o.stall_accept;
   copt.retry = !o.no_retry;
+  copt.target_se = o.target_se;
+  copt.max_refine = o.max_refine;
+  copt.refine_unstable = o.refine_unstable;
   job.plot.y = {"test_error"};
   job.plot.series = {"activation", "init"};
   job.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
@@ -210,7 +220,8 @@ void run_erm(const ErmCli& o) {
         row.push_back(coexist ? "1" : "0");
         row.push_back(fmt(p.mean[19]));
         row.push_back(fmt(p.se[19]));
-        row.push_back(p.mean[19] < 1.0 ? "1" : "0");
+        row.push_back(to_string(rs_stability(p.mean[19], p.se[19])));
+        row.push_back(std::to_string(p.n_points));
         for (const auto& v : row)
           if (v == "nan" || v == "inf" || v == "-inf")
             throw std::runtime_error("internal error: non-finite value in the output");
@@ -247,6 +258,15 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_option("--replicates", o->replicates, "QMC random shifts R >= 2")
       ->capture_default_str()->group("Integration");
   sub->add_option("--seed", o->seed, "Seed of the random shifts")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--target-se", o->target_se,
+                  "Refine (4x QMC points, warm start) a point whose test_error_se exceeds this; "
+                  "0 = off")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--max-refine", o->max_refine, "At most this many 4x refinements per point")
+      ->capture_default_str()->group("Integration");
+  sub->add_flag("--refine-unstable", o->refine_unstable,
+               "Also refine points whose RS fixed point is unstable (rs_stability = unstable)")
       ->group("Integration");
   sub->add_option("--grid1", o->grid1, "Prox grid points, 1-D search")->capture_default_str()
       ->group("Integration");

@@ -40,11 +40,15 @@ echo "$out" | grep -v '^#' | grep -qi "nan" && fail "erm: NaN in output"
 # erm L = 1 softmax = ridge regression (§4.8): alpha = 2, lambda = 0.1, Delta = 0.25.
 out=$("$SADDLE" slr erm --L 1 --alpha 2 --lambda 0.1 --delta 0.25 --activation softmax \
       --points 1024 --replicates 4) || fail "erm L=1 failed"
-echo "$out" | grep -v '^#' | tail -1 | awk -F, '
+echo "$out" | grep -v '^#' | awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { lam=0.1; a=2; D=0.25; b=lam+a-1; V=(-b+sqrt(b*b+4*lam))/(2*lam); m=a*V/(1+V);
     th=a*V*V/((1+V)*(1+V)); q=(m*m+th*(1-2*m+D))/(1-th); E=1-2*m+q;
-    if ($23 != 1) { print "not converged"; exit 1 }
-    d=$21-E; if (d<0) d=-d; if (d>5e-3) { print "E " $21 " vs " E; exit 1 } }' \
+    if ($c["converged"] != 1) { print "not converged"; exit 1 }
+    d=$c["test_error"]-E; if (d<0) d=-d; if (d>5e-3) { print "E " $c["test_error"] " vs " E; exit 1 }
+    # replicon eigenvalue of ridge = theta (the factor in q = .../(1 - theta))
+    d=$c["at_eigenvalue"]-th; if (d<0) d=-d; if (d>5e-3) { print "AT " $c["at_eigenvalue"] " vs " th; exit 1 }
+    if ($c["rs_stability"] != "stable") { print "rs_stability " $c["rs_stability"]; exit 1 } }' \
   || fail "erm L=1 ridge closed form"
 
 # bayes: L = 1 closed form Q_v = [(1+D+a) - sqrt((1+D+a)^2 - 4a)]/2.
