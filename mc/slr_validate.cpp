@@ -165,6 +165,8 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     double alpha;
     Init init;
     std::vector<KnownGap> gaps;
+    Task task = Task::Spiked;
+    double nu = 2.0;
   };
   // Disagreements where the RS point is locally unstable are classified automatically
   // (verdict rs_unstable, from the replicon eigenvalue); this gap covers the L = 3, alpha = 2
@@ -196,13 +198,22 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
       erms.push_back({L, Activation::Linear, L == 2 ? 3.0 : 4.0, Init::Random, {}});
       erms.push_back({L, Activation::Softmax, 4.0, Init::Informed, {}});
     }
+    // Max-SLR end to end (spec §4 was checked at max L = 2, nu = inf): nu = inf and finite nu
+    // (the weighted sampling path), softmax and linear outside the linear peak window.
+    erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, inf});
+    erms.push_back({2, Activation::Softmax, 4.0, Init::Random, {}, Task::Max, inf});
+    erms.push_back({3, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, inf});
+    erms.push_back({2, Activation::Linear, 1.0, Init::Random, {}, Task::Max, inf});
+    erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, inf});
+    erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, 2.0});
+    erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, 2.0});
   }
   for (const auto& e : erms) {
     ValidationCase c;
     c.kind = CaseKind::Erm;
-    c.set.task = Task::Spiked;
+    c.set.task = e.task;
     c.set.lengths = {e.L};
-    c.set.nu = 2.0;
+    c.set.nu = e.nu;
     c.set.delta = 0.0;
     c.set.activation = e.act;
     c.lambda = 0.1;
@@ -220,8 +231,10 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     c.known_gaps = e.gaps;
     char abuf[16];
     std::snprintf(abuf, sizeof abuf, "%g", e.alpha);
-    c.name = std::string("erm_") + to_string(e.act) + "_L" + std::to_string(e.L) + "_alpha" +
-             abuf + "_" + to_string(e.init);
+    std::string task_tag;  // spiked cases keep their historical names
+    if (e.task == Task::Max) task_tag = "max_nu" + (std::isinf(e.nu) ? "inf" : fmt_short(e.nu)) + "_";
+    c.name = "erm_" + task_tag + to_string(e.act) + "_L" + std::to_string(e.L) + "_alpha" + abuf +
+             "_" + to_string(e.init);
     cases.push_back(c);
   }
   return cases;

@@ -164,6 +164,32 @@ TEST_CASE("replica L = 1 softmax is ridge regression (§4.8)", "[replica]") {
   }
 }
 
+TEST_CASE("replica error-bar refinement: more points, smaller s.e., same closed form", "[replica]") {
+  // L = 1 softmax (ridge, §4.8) from a deliberately small point set: the refinement must raise
+  // the point count (4x per level), shrink the s.e., and stay on the closed form.
+  ReplicaSetting set;
+  set.L = 1;
+  set.lambda = 0.1;
+  set.delta = 0.25;
+  set.n_points = 32;
+  set.replicates = 4;
+  ReplicaCurveOptions opt;
+  const std::vector<double> alphas{2.0};
+  const auto coarse = replica_curve(set, alphas, {ReplicaInit::Informed}, opt);
+  opt.target_se = 1e-9;  // unreachable: refine to the limit
+  opt.max_refine = 2;
+  const auto fine = replica_curve(set, alphas, {ReplicaInit::Informed}, opt);
+  REQUIRE(coarse.size() == 1);
+  REQUIRE(fine.size() == 1);
+  CHECK(coarse[0].n_points == 32);
+  CHECK(fine[0].n_points == 512);
+  CHECK(fine[0].converged);
+  INFO("se coarse " << coarse[0].se[16] << " fine " << fine[0].se[16]);
+  CHECK(fine[0].se[16] < coarse[0].se[16]);
+  const RidgeCF c = ridge_cf(2.0, set.lambda, set.delta);
+  CHECK(std::abs(fine[0].mean[16] - c.E) < 5 * fine[0].se[16] + 1e-4);
+}
+
 TEST_CASE("replicon eigenvalue: block structure of the AT map", "[replica]") {
   // Only the chi-chi / z-z cross Gram entry c = E<J_kk, J_vv> and the chi-z / z-chi entry
   // d = E<J_kv, J_vk>: the symmetric kv sector (E_kv + E_vk)/sqrt 2 is an eigenvector with
