@@ -30,10 +30,22 @@ std::string to_string(ReplicaInit i) {
   return i == ReplicaInit::Informed ? "informed" : "uninformed";
 }
 
+std::vector<int> replica_lengths(const ReplicaSetting& set) {
+  return set.lengths.empty() ? std::vector<int>{set.L} : set.lengths;
+}
+
+bool replica_k_inactive(const ReplicaSetting& set) {
+  if (set.activation != Activation::Softmax) return false;
+  for (int L : replica_lengths(set))
+    if (L != 1) return false;
+  return true;
+}
+
 void validate(const ReplicaSetting& set) {
-  if (set.L < 1 || set.L > replica::kMaxL)
-    throw std::invalid_argument("L must be in 1.." + std::to_string(replica::kMaxL) +
-                                " for the replica equations");
+  for (int L : replica_lengths(set))
+    if (L < 1 || L > replica::kMaxL)
+      throw std::invalid_argument("L must be in 1.." + std::to_string(replica::kMaxL) +
+                                  " for the replica equations");
   if (set.activation != Activation::Softmax && set.activation != Activation::Linear)
     throw std::invalid_argument("the replica equations support softmax and linear activations");
   if (!(set.nu >= 0.0) || (std::isinf(set.nu) && set.task != Task::Max))
@@ -49,7 +61,9 @@ void validate(const ReplicaSetting& set) {
 }
 
 int replica_qmc_dim(const ReplicaSetting& set) {
-  return set.task == Task::Spiked ? 2 * set.L + 1 : 3 * set.L + 1;
+  const auto Ls = replica_lengths(set);
+  const int L = *std::max_element(Ls.begin(), Ls.end());
+  return set.task == Task::Spiked ? 2 * L + 1 : 3 * L + 1;
 }
 
 std::shared_ptr<const SobolGaussian> make_replica_points(const ReplicaSetting& set) {
@@ -214,22 +228,53 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
     gram /= n;
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < a; ++b) gram(a, b) = gram(b, a);
-    c.at_eigenvalue = replicon_eigenvalue(gram, alpha, V_k, V_v);
+    c.at_gram = gram;
   }
   return c;
 }
 
 }  // namespace
 
-ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
-                             const SobolGaussian& pts, int replicate, bool want_at) {
-  switch (set.L) {
+namespace {
+ChannelStats channel_for_length(int L, const ReplicaSetting& set, double alpha, const double* P,
+                                const SobolGaussian& pts, int replicate, bool want_at) {
+  switch (L) {
     case 1: return channel_impl<1>(set, alpha, P, pts, replicate, want_at);
     case 2: return channel_impl<2>(set, alpha, P, pts, replicate, want_at);
     case 3: return channel_impl<3>(set, alpha, P, pts, replicate, want_at);
     case 4: return channel_impl<4>(set, alpha, P, pts, replicate, want_at);
     default: throw std::invalid_argument("L out of range for the replica channel");
   }
+}
+}  // namespace
+
+ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
+                             const SobolGaussian& pts, int replicate, bool want_at) {
+  // Every channel quantity is an average over samples, hence over their lengths (§4.6): the
+  // hats, the training MSE and the replicon Gram matrix are averaged with weight 1/|set|; the
+  // replicon eigenvalue is taken of the averaged Gram matrix.
+  const auto Ls = replica_lengths(set);
+  ChannelStats c;
+  const double w = 1.0 / static_cast<double>(Ls.size());
+  for (int L : Ls) {
+    const ChannelStats s = channel_for_length(L, set, alpha, P, pts, replicate, want_at);
+    c.mhat_k += w * s.mhat_k;
+    c.qhat_k += w * s.qhat_k;
+    c.Vhat_k += w * s.Vhat_k;
+    c.mhat_v += w * s.mhat_v;
+    c.qhat_v += w * s.qhat_v;
+    c.Vhat_v += w * s.Vhat_v;
+    c.Vhat_k_stein += w * s.Vhat_k_stein;
+    c.Vhat_v_stein += w * s.Vhat_v_stein;
+    c.Vhat_k_hessian += w * s.Vhat_k_hessian;
+    c.Vhat_v_hessian += w * s.Vhat_v_hessian;
+    c.train_mse += w * s.train_mse;
+    c.not_pd += w * s.not_pd;
+    c.max_grad = std::max(c.max_grad, s.max_grad);
+    c.at_gram += w * s.at_gram;
+  }
+  if (want_at) c.at_eigenvalue = replicon_eigenvalue(c.at_gram, alpha, P[2], P[5]);
+  return c;
 }
 
 void replica_prior(double lambda, const ChannelStats& c, double* P) {
@@ -248,10 +293,10 @@ void replica_prior(double lambda, const ChannelStats& c, double* P) {
 double replica_test_error(const ReplicaSetting& set, const double* P) {
   PopulationSetting ps;
   ps.task = set.task;
-  ps.lengths = {set.L};
+  ps.lengths = replica_lengths(set);
   ps.nu = set.nu;
   ps.activation = set.activation;
-  if (set.activation == Activation::Softmax && set.L == 1) return 1.0 - 2.0 * P[3] + P[4];
+  if (replica_k_inactive(set)) return 1.0 - 2.0 * P[3] + P[4];
   return population_risk(ps, P[0], P[1], P[3], P[4]);  // (S7)
 }
 
@@ -275,7 +320,7 @@ Vec ReplicaSystem::map(const Vec& x) const {
   const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_);
   Vec out(6);
   replica_prior(set_.lambda, c, out.data());
-  if (set_.activation == Activation::Softmax && set_.L == 1) out(0) = out(1) = 0.0;
+  if (replica_k_inactive(set_)) out(0) = out(1) = 0.0;
   cache_x_ = x;
   cache_f_ = out;
   return out;
@@ -292,7 +337,7 @@ void ReplicaSystem::project(Vec& x) const {
     if (!std::isfinite(q)) q = m * m + 1.0;
     q = std::max(q, m * m * (1.0 + 1e-12) + 1e-12);
   }
-  if (set_.activation == Activation::Softmax && set_.L == 1) x(0) = x(1) = 0.0;
+  if (replica_k_inactive(set_)) x(0) = x(1) = 0.0;
 }
 
 std::vector<std::string> ReplicaSystem::observable_names() const {
@@ -327,14 +372,14 @@ Vec replica_informed_start(const ReplicaSetting& set) {
   } else {
     x << 0.5, 0.35, 1.0, 1.0, 1.1, 1.0;
   }
-  if (set.activation == Activation::Softmax && set.L == 1) x(0) = x(1) = 0.0;
+  if (replica_k_inactive(set)) x(0) = x(1) = 0.0;
   return x;
 }
 
 Vec replica_uninformed_start(const ReplicaSetting& set) {
   Vec x(6);
   x << 0.05, 0.01, 1.0, 0.05, 0.01, 1.0;  // §4.7 suggestion
-  if (set.activation == Activation::Softmax && set.L == 1) x(0) = x(1) = 0.0;
+  if (replica_k_inactive(set)) x(0) = x(1) = 0.0;
   return x;
 }
 

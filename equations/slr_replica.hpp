@@ -38,6 +38,9 @@ VhatForm parse_vhat_form(const std::string& s);  // "stein" | "hessian"; throws 
 struct ReplicaSetting {
   Task task = Task::Spiked;
   int L = 2;
+  // Variable length (spec §1.4, §4.6): when non-empty, each sample's L is drawn uniformly from
+  // this set and every channel expectation is averaged over it (one shared k, v); L is ignored.
+  std::vector<int> lengths;
   double nu = 2.0;          // signal; +inf allowed for max
   double lambda = 0.1;      // ridge, lambda_k = lambda_v (S13)
   double delta = 0.0;       // noise variance Delta (S4)
@@ -54,7 +57,14 @@ struct ReplicaSetting {
 // activation, negative lambda/delta/nu, n_points, replicates).
 void validate(const ReplicaSetting& set);
 
-// QMC point dimension for a setting (2L+1 spiked, 3L+1 max).
+// The lengths of a setting: {L}, or the variable-length set.
+std::vector<int> replica_lengths(const ReplicaSetting& set);
+
+// True when the k channel is empty: softmax with every length 1 (sigma == 1, §4.8).
+bool replica_k_inactive(const ReplicaSetting& set);
+
+// QMC point dimension for a setting (2L+1 spiked, 3L+1 max; the largest L of a variable-length
+// set: shorter lengths use the leading coordinates of the same points).
 int replica_qmc_dim(const ReplicaSetting& set);
 
 // The QMC point set of a setting (all replicates).
@@ -73,6 +83,7 @@ struct ChannelStats {
   // (want_at): RS is locally unstable when it exceeds 1. Where the proximal minimiser jumps the
   // jumps add to the true replicon, so a value > 1 is conclusive and a value < 1 is not.
   double at_eigenvalue = 0;
+  Eigen::Matrix4d at_gram = Eigen::Matrix4d::Zero();  // E[<B_i, B_j>] behind at_eigenvalue
 };
 ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
                              const SobolGaussian& pts, int replicate, bool want_at = false);

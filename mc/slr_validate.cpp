@@ -81,9 +81,9 @@ PopulationSetting population_setting(const SimSetting& s) {
 }
 
 // Replica settings shared by a group of ERM cases (one continuation over their alphas).
-using ReplicaKey = std::tuple<int, int, double, double, double, int, int, int>;
+using ReplicaKey = std::tuple<int, std::vector<int>, double, double, double, int, int, int>;
 ReplicaKey replica_key(const ValidationCase& c) {
-  return ReplicaKey{static_cast<int>(c.set.task), c.set.lengths.front(), c.set.nu, c.lambda,
+  return ReplicaKey{static_cast<int>(c.set.task), c.set.lengths, c.set.nu, c.lambda,
                     c.set.delta, static_cast<int>(c.set.activation), c.replica_points,
                     c.replica_replicates};
 }
@@ -167,6 +167,7 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     std::vector<KnownGap> gaps;
     Task task = Task::Spiked;
     double nu = 2.0;
+    std::vector<int> lengths = {};  // variable L (§1.4) when non-empty; L is then ignored
   };
   // Disagreements where the RS point is locally unstable are classified automatically
   // (verdict rs_unstable, from the replicon eigenvalue); this gap covers the L = 3, alpha = 2
@@ -180,7 +181,8 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
             {2, Activation::Softmax, 4.0, Init::Random, {}},
             {2, Activation::Linear, 1.0, Init::Random, {}},
             {2, Activation::Linear, 6.0, Init::Random, {}},
-            {3, Activation::Softmax, 4.0, Init::Informed, {}}};
+            {3, Activation::Softmax, 4.0, Init::Informed, {}},
+            {0, Activation::Softmax, 2.0, Init::Random, {}, Task::Spiked, 2.0, {1, 2, 3}}};
   } else {
     for (int L : {2, 3}) {
       for (double a : {1.0, 2.0, 4.0}) {
@@ -207,12 +209,18 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, inf});
     erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, 2.0});
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, 2.0});
+    // Variable length L ~ Unif{1, 2, 3} (§1.4, replica §4.6 "untested" in the spec).
+    for (const auto& ca : {std::make_pair(Activation::Softmax, 2.0),
+                           std::make_pair(Activation::Softmax, 4.0),
+                           std::make_pair(Activation::Linear, 1.0),
+                           std::make_pair(Activation::Linear, 6.0)})
+      erms.push_back({0, ca.first, ca.second, Init::Random, {}, Task::Spiked, 2.0, {1, 2, 3}});
   }
   for (const auto& e : erms) {
     ValidationCase c;
     c.kind = CaseKind::Erm;
     c.set.task = e.task;
-    c.set.lengths = {e.L};
+    c.set.lengths = e.lengths.empty() ? std::vector<int>{e.L} : e.lengths;
     c.set.nu = e.nu;
     c.set.delta = 0.0;
     c.set.activation = e.act;
@@ -233,8 +241,13 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     std::snprintf(abuf, sizeof abuf, "%g", e.alpha);
     std::string task_tag;  // spiked cases keep their historical names
     if (e.task == Task::Max) task_tag = "max_nu" + (std::isinf(e.nu) ? "inf" : fmt_short(e.nu)) + "_";
-    c.name = "erm_" + task_tag + to_string(e.act) + "_L" + std::to_string(e.L) + "_alpha" + abuf +
-             "_" + to_string(e.init);
+    std::string L_tag = "L" + std::to_string(e.L);
+    if (!e.lengths.empty()) {
+      L_tag = "varL";
+      for (int L : e.lengths) L_tag += std::to_string(L);
+    }
+    c.name = "erm_" + task_tag + to_string(e.act) + "_" + L_tag + "_alpha" + abuf + "_" +
+             to_string(e.init);
     cases.push_back(c);
   }
   return cases;
@@ -246,11 +259,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
   // Replica curves, one continuation per group of ERM cases sharing every setting but alpha.
   std::map<ReplicaKey, std::vector<double>> groups;
   for (const auto& c : cases)
-    if (c.kind == CaseKind::Erm) {
-      if (c.set.lengths.size() != 1)
-        throw std::invalid_argument("ERM validation needs a fixed L (replica theory)");
-      groups[replica_key(c)].push_back(c.alpha);
-    }
+    if (c.kind == CaseKind::Erm) groups[replica_key(c)].push_back(c.alpha);
   std::map<std::pair<ReplicaKey, double>, ReplicaPoint> theory;
   const auto names = replica_value_names();
   auto index_of = [&](const std::string& n) {
@@ -268,6 +277,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
     ReplicaSetting rs;
     rs.task = c0->set.task;
     rs.L = c0->set.lengths.front();
+    if (c0->set.lengths.size() > 1) rs.lengths = c0->set.lengths;  // variable L (§4.6)
     rs.nu = c0->set.nu;
     rs.lambda = c0->lambda;
     rs.delta = c0->set.delta;

@@ -190,6 +190,36 @@ TEST_CASE("replica error-bar refinement: more points, smaller s.e., same closed 
   CHECK(std::abs(fine[0].mean[16] - c.E) < 5 * fine[0].se[16] + 1e-4);
 }
 
+TEST_CASE("replica variable L: the length average (§4.6)", "[replica]") {
+  // A length set whose members are all equal is the fixed length: {2, 2} must give the L = 2
+  // fixed point (same points, average of equal terms), and {1} the L = 1 ridge point.
+  ReplicaSetting fixed;
+  fixed.L = 2;
+  fixed.n_points = 256;
+  fixed.replicates = 3;
+  ReplicaSetting twice = fixed;
+  twice.lengths = {2, 2};
+  const std::vector<double> alphas{2.0};
+  const auto a = replica_curve(fixed, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
+  const auto b = replica_curve(twice, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
+  for (int j = 0; j < 6 + kReplicaObservables; ++j) CHECK(b[0].mean[j] == Approx(a[0].mean[j]).epsilon(1e-12));
+  // {1, 2}: the hats are the average of the L = 1 and L = 2 channels at the same state.
+  ReplicaSetting mix = fixed;
+  mix.lengths = {1, 2};
+  const auto pts = make_replica_points(mix);
+  const double P[6] = {0.5, 0.7, 3.0, 0.8, 0.9, 1.5};
+  ReplicaSetting one = fixed, two = fixed;
+  one.L = 1;
+  two.L = 2;
+  const ChannelStats c = replica_channel(mix, 2.0, P, *pts, 0, true);
+  const ChannelStats c1 = replica_channel(one, 2.0, P, *pts, 0, true);
+  const ChannelStats c2 = replica_channel(two, 2.0, P, *pts, 0, true);
+  CHECK(c.qhat_v == Approx(0.5 * (c1.qhat_v + c2.qhat_v)));
+  CHECK(c.mhat_k == Approx(0.5 * c2.mhat_k));  // softmax L = 1 carries no k information
+  CHECK(c.train_mse == Approx(0.5 * (c1.train_mse + c2.train_mse)));
+  CHECK(c.at_gram.isApprox(0.5 * (c1.at_gram + c2.at_gram)));
+}
+
 TEST_CASE("replicon eigenvalue: block structure of the AT map", "[replica]") {
   // Only the chi-chi / z-z cross Gram entry c = E<J_kk, J_vv> and the chi-z / z-chi entry
   // d = E<J_kv, J_vk>: the symmetric kv sector (E_kv + E_vk)/sqrt 2 is an eigenvector with

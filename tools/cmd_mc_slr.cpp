@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "equations/slr_model.hpp"
+#include "equations/slr_replica_prox.hpp"
 #include "mc/slr_erm.hpp"
 #include "mc/slr_validate.hpp"
 #include "tools/cli_common.hpp"
@@ -301,7 +302,10 @@ void run_validate_slr(const ValidateSlrCli& o) {
       c.name = "population";
     } else if (o.mode == "erm") {
       c.kind = slr::mc::CaseKind::Erm;
-      if (c.set.lengths.size() != 1) throw InputError("erm validation needs a single L");
+      for (int L : c.set.lengths)
+        if (L > slr::replica::kMaxL)
+          throw InputError("erm validation: the replica theory covers L <= " +
+                           std::to_string(slr::replica::kMaxL));
       if (c.set.activation != slr::Activation::Softmax &&
           c.set.activation != slr::Activation::Linear)
         throw InputError("erm validation: the replica theory covers softmax and linear only");
@@ -429,7 +433,8 @@ void register_validate_slr(CLI::App& validate) {
   sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
   sub->add_option("--mode", o->mode, "One case from the flags: erm or population (default: built-in cases)");
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
-  sub->add_option("--L", o->L, "L, or a set of lengths (population mode)")->capture_default_str();
+  sub->add_option("--L", o->L, "L, or a set of lengths drawn uniformly per sample (variable L)")
+      ->capture_default_str();
   sub->add_option("--nu", o->nu, "Signal strength")->capture_default_str();
   sub->add_option("--lambda", o->lambda, "Ridge lambda (erm)")->capture_default_str();
   sub->add_option("--delta", o->delta, "Noise variance")->capture_default_str();

@@ -16,7 +16,7 @@ namespace saddle {
 namespace {
 
 struct ErmCli {
-  std::string task = "spiked", L = "2", nu = "2", lambda = "0.1", delta = "0",
+  std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
               alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein";
   int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
   unsigned long long seed = 1;
@@ -34,6 +34,13 @@ struct ErmCli {
     stall_accept = d.stall_accept;
   }
 };
+
+// The L column: "2", or "1|2|3" for a variable length (as `slr population --L-dist`).
+std::string length_key(const slr::ReplicaSetting& s) {
+  std::string k;
+  for (int L : slr::replica_lengths(s)) k += (k.empty() ? "" : "|") + std::to_string(L);
+  return k;
+}
 
 void run_erm(const ErmCli& o) {
   using namespace slr;
@@ -69,7 +76,15 @@ void run_erm(const ErmCli& o) {
   SweepRules positive;
   positive.min = 0.0;
   positive.min_inclusive = false;
-  const auto Ls = parse_sweep(o.L, "L", Lr);
+  std::vector<std::vector<int>> laws;  // length laws: {L} or the variable-length set
+  if (!o.L_dist.empty()) {
+    if (o.L != "2") throw InputError("--L and --L-dist are mutually exclusive");
+    std::vector<int> set;
+    for (double v : parse_sweep(o.L_dist, "L-dist", Lr)) set.push_back(static_cast<int>(v));
+    laws.push_back(set);
+  } else {
+    for (double v : parse_sweep(o.L, "L", Lr)) laws.push_back({static_cast<int>(v)});
+  }
   const auto nus = parse_sweep(o.nu, "nu", nur);
   const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg);
   const auto deltas = parse_sweep(o.delta, "delta", nonneg);
@@ -86,14 +101,15 @@ void run_erm(const ErmCli& o) {
   if (o.starts < 1 || o.starts > 8) throw InputError("--starts: must be in 1..8");
   // Validate every setting before any output.
   std::vector<ReplicaSetting> settings;
-  for (double L : Ls)
+  for (const auto& law : laws)
     for (double nu : nus)
       for (double lambda : lambdas)
         for (double delta : deltas)
           for (const auto& a : acts) {
             ReplicaSetting s;
             s.task = task;
-            s.L = static_cast<int>(L);
+            s.L = law.front();
+            if (law.size() > 1) s.lengths = law;
             s.nu = nu;
             s.lambda = lambda;
             s.delta = delta;
@@ -124,6 +140,10 @@ void run_erm(const ErmCli& o) {
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
                 "train_error = E(y - f)^2 incl. Delta (§4.6)");
+  table.setting("L", o.L_dist.empty()
+                         ? "fixed"
+                         : "uniform on {" + o.L_dist + "} per sample, one shared (k, v); every "
+                           "channel expectation and the test error averaged over L (§4.6)");
   table.setting("vhat", to_string(vhat) +
                             " (stein = (S20'), hessian = (S20)); both forms reported as columns");
   table.setting("qmc", "Sobol, " + std::to_string(o.points) + " points x " +
@@ -168,7 +188,7 @@ void run_erm(const ErmCli& o) {
   for (double a : alphas) alpha_key += fmt(a) + "|";
   // One chain per setting: every init, continuation along alpha (rows: inits x sorted alphas).
   for (const ReplicaSetting& s : settings)
-    job.chains.push_back({"L=" + std::to_string(s.L) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
+    job.chains.push_back({"L=" + length_key(s) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
                               ";delta=" + fmt(s.delta) + ";act=" + to_string(s.activation) +
                               ";inits=" + o.init + ";alpha=" + alpha_key,
                           inits.size() * alphas.size()});
@@ -199,7 +219,7 @@ void run_erm(const ErmCli& o) {
             if (d > 4.0 * std::hypot(q.se[16], p.se[16]) + 1e-3) coexist = true;
           }
         }
-        std::vector<std::string> row{to_string(task), std::to_string(s.L), fmt(s.nu),
+        std::vector<std::string> row{to_string(task), length_key(s), fmt(s.nu),
                                      fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
                                      to_string(s.activation), to_string(p.init)};
         for (int j = 0; j < 6; ++j) row.push_back(fmt(p.mean[j]));
@@ -241,6 +261,10 @@ void register_slr_erm(CLI::App& slr) {
       "erm", "Ridge ERM test/train error vs alpha: replica fixed point (spec slr.md §4, §7b)");
   sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
   sub->add_option("--L", o->L, "Number of tokens, 1..4 (sweepable)")->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, one "
+                  "shared (k, v) (§1.4, §4.6); excludes --L")
+      ->capture_default_str();
   sub->add_option("--nu", o->nu, "Signal strength >= 0; inf allowed for max (sweepable)")
       ->capture_default_str();
   sub->add_option("--lambda", o->lambda, "Ridge lambda >= 0 (sweepable)")->capture_default_str();
