@@ -23,6 +23,9 @@ expect_error slr erm --lambda -0.1
 expect_error slr erm --nu inf --task spiked
 expect_error slr erm --vhat foo
 expect_error slr erm --replicates 1
+expect_error slr erm --L 3 --L-dist 1,2
+expect_error slr erm --L-dist 1,9
+expect_error slr erm --target-se -1
 expect_error slr bayes --alpha 0
 expect_error slr bayes --delta -1
 expect_error slr bayes --init foo
@@ -36,6 +39,11 @@ case "$hdr" in "$want"*) ;; *) fail "erm header: $hdr" ;; esac
 nrows=$(echo "$out" | grep -v '^#' | tail -n +2 | wc -l)
 [ "$nrows" -eq 4 ] || fail "erm: expected 4 rows, got $nrows"
 echo "$out" | grep -v '^#' | grep -qi "nan" && fail "erm: NaN in output"
+
+# erm variable length: the L column names the set.
+out=$("$SADDLE" slr erm --L-dist 1,2 --alpha 2 --activation softmax --points 128 --replicates 2) \
+  || fail "erm --L-dist run failed"
+echo "$out" | grep -v '^#' | tail -1 | grep -q '^spiked,1|2,' || fail "erm --L-dist: L column"
 
 # erm L = 1 softmax = ridge regression (§4.8): alpha = 2, lambda = 0.1, Delta = 0.25.
 out=$("$SADDLE" slr erm --L 1 --alpha 2 --lambda 0.1 --delta 0.25 --activation softmax \
