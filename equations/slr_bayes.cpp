@@ -28,11 +28,24 @@ int inner_nodes(const BayesSetting& set) {
 
 std::string to_string(BayesInit i) { return i == BayesInit::Informed ? "informed" : "uninformed"; }
 
+std::vector<int> bayes_lengths(const BayesSetting& set) {
+  return set.lengths.empty() ? std::vector<int>{set.L} : set.lengths;
+}
+
+namespace {
+bool all_length_one(const BayesSetting& set) {
+  for (int L : bayes_lengths(set))
+    if (L != 1) return false;
+  return true;
+}
+}  // namespace
+
 void validate(const BayesSetting& set) {
   const int maxL = (set.task == Task::Max && !std::isinf(set.nu)) ? 4 : kMaxBL;
-  if (set.L < 1 || set.L > maxL)
-    throw std::invalid_argument("L must be in 1.." + std::to_string(maxL) +
-                                " for the Bayes state evolution");
+  for (int L : bayes_lengths(set))
+    if (L < 1 || L > maxL)
+      throw std::invalid_argument("L must be in 1.." + std::to_string(maxL) +
+                                  " for the Bayes state evolution");
   if (!(set.nu >= 0.0) || (std::isinf(set.nu) && set.task != Task::Max))
     throw std::invalid_argument("nu must be >= 0 (inf only for max-SLR)");
   if (!(set.delta >= 0.0) || !std::isfinite(set.delta))
@@ -44,7 +57,9 @@ void validate(const BayesSetting& set) {
 }
 
 int bayes_qmc_dim(const BayesSetting& set) {
-  return set.task == Task::Spiked ? 2 * set.L + 1 : 3 * set.L + 1;
+  const auto Ls = bayes_lengths(set);
+  const int L = *std::max_element(Ls.begin(), Ls.end());
+  return set.task == Task::Spiked ? 2 * L + 1 : 3 * L + 1;
 }
 
 BayesOutput::BayesOutput(const BayesSetting& set, double Q_k)
@@ -145,8 +160,10 @@ void BayesOutput::eval(const double* wchi, double* G, double* dG) const {
   }
 }
 
-BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_k, double Q_v,
-                                const SobolGaussian& pts, int rep) {
+namespace {
+// The channel at one fixed length set.L.
+BayesChannelStats bayes_channel_fixed(const BayesSetting& set, double alpha, double Q_k, double Q_v,
+                                      const SobolGaussian& pts, int rep) {
   const int L = set.L;
   const double V_v = 1.0 - Q_v;
   const double Dv = std::max(set.delta + V_v, 1e-12);
@@ -227,15 +244,35 @@ BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_
   c.B_hat = S_B / n;
   return c;
 }
+}  // namespace
+
+BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_k, double Q_v,
+                                const SobolGaussian& pts, int rep) {
+  // Variable length: every expectation is over samples, hence averaged over their lengths.
+  const auto Ls = bayes_lengths(set);
+  const double w = 1.0 / static_cast<double>(Ls.size());
+  BayesChannelStats c;
+  for (int L : Ls) {
+    BayesSetting one = set;
+    one.L = L;
+    one.lengths.clear();
+    const BayesChannelStats s = bayes_channel_fixed(one, alpha, Q_k, Q_v, pts, rep);
+    c.Qhat_k += w * s.Qhat_k;
+    c.Qhat_v += w * s.Qhat_v;
+    c.A_hat += w * s.A_hat;
+    c.B_hat += w * s.B_hat;
+  }
+  return c;
+}
 
 double bayes_spiked_test_error(const BayesSetting& set, double Q_k, double Q_v) {
   // (S25): the BO predictor is softmax attention with key sqrt(nu) k_hat, value v_hat.
   PopulationSetting ps;
   ps.task = Task::Spiked;
-  ps.lengths = {set.L};
+  ps.lengths = bayes_lengths(set);
   ps.nu = set.nu;
   ps.activation = Activation::Softmax;
-  if (set.L == 1) return 1.0 - Q_v;
+  if (all_length_one(set)) return 1.0 - Q_v;
   return population_risk(ps, std::sqrt(set.nu) * Q_k, set.nu * Q_k, Q_v, Q_v);
 }
 
@@ -266,7 +303,7 @@ void BayesSystem::project(Vec& x) const {
     if (!std::isfinite(x(a))) x(a) = 0.5;
     x(a) = std::min(std::max(x(a), 0.0), 1.0 - 1e-12);
   }
-  if (set_.L == 1) x(0) = 0.0;  // no key channel at L = 1
+  if (all_length_one(set_)) x(0) = 0.0;  // no key channel at L = 1
 }
 
 Vec BayesSystem::observables(const Vec& x) const {

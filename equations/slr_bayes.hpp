@@ -26,6 +26,9 @@ namespace slr {
 struct BayesSetting {
   Task task = Task::Spiked;
   int L = 2;
+  // Variable length (spec §1.4): when non-empty, each sample's L is uniform on this set (the BO
+  // predictor observes L) and every channel expectation is averaged over it; L is ignored.
+  std::vector<int> lengths;
   double nu = 2.0;      // +inf allowed for max
   double delta = 0.0;   // noise variance; Delta + V_v is clamped at >= 1e-12 (§5)
   int n_points = 2048;  // QMC points per replicate
@@ -35,6 +38,8 @@ struct BayesSetting {
 };
 
 void validate(const BayesSetting& set);  // throws std::invalid_argument
+std::vector<int> bayes_lengths(const BayesSetting& set);  // {L} or the variable-length set
+// The largest length's dimension; shorter lengths use the leading coordinates of the points.
 int bayes_qmc_dim(const BayesSetting& set);
 
 // The output function (S23): G_eps(w^chi; V_k) up to a common positive factor, and its gradient

@@ -74,6 +74,33 @@ TEST_CASE("BO error tends to the Bayes risk, Nishimori holds, bounds hold (§5)"
   }
 }
 
+TEST_CASE("BO state evolution with a variable length (§1.4)", "[bayes]") {
+  // L ~ Unif{1, 2, 3}, spiked nu = 2, Delta = 0.1: E_BO tends to the variable-length Bayes risk
+  // E_L E_Bayes(L) (S9), stays above it, and Nishimori holds; at L ~ Unif{1, 1} it is the L = 1
+  // closed form.
+  BayesSetting set;
+  set.lengths = {1, 2, 3};
+  set.nu = 2.0;
+  set.delta = 0.1;
+  set.n_points = 1024;
+  set.replicates = 4;
+  const std::vector<double> alphas{2.0, 400.0};
+  const auto pts = bayes_curve(set, alphas, {BayesInit::Informed}, BayesCurveOptions());
+  const double eb = bayes_risk(Task::Spiked, {1, 2, 3}, 2.0);
+  for (const auto& p : pts) {
+    INFO("alpha " << p.alpha << " E_BO " << p.mean[6] << " E_Bayes " << eb);
+    CHECK(p.converged);
+    CHECK(std::abs(p.mean[4] - p.mean[5]) < 5 * std::hypot(p.se[4], p.se[5]) + 1e-3);
+    CHECK(p.mean[6] >= eb - 5 * p.se[6] - 1e-4);
+  }
+  CHECK(pts[1].mean[6] == Approx(eb).margin(5e-3));
+  BayesSetting ones = set;
+  ones.lengths = {1, 1};
+  const auto p1 = bayes_curve(ones, {2.0}, {BayesInit::Uninformed}, BayesCurveOptions());
+  const double b = 1.0 + set.delta + 2.0, Qv = (b - std::sqrt(b * b - 8.0)) / 2.0;
+  CHECK(std::abs(p1[0].mean[1] - Qv) < 5 * p1[0].se[1] + 1e-4);
+}
+
 TEST_CASE("BO output function G (S23): closed forms and finite differences", "[bayes]") {
   const double inf = std::numeric_limits<double>::infinity();
   const double w2[2] = {0.4, -0.3};

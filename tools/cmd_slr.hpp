@@ -2,7 +2,18 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
 namespace saddle {
+// Length laws of an SLR command: one fixed length per value of the `--L` sweep, or the single
+// variable-length set of `--L-dist` (uniform per sample, spec §1.4). The two are mutually
+// exclusive (`--L` must be at its default "2" when `--L-dist` is given). Lengths in 1..max_L.
+std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std::string& L_dist,
+                                                double max_L);
+// The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
+std::string length_key(const std::vector<int>& law);
+
 void register_slr_population(CLI::App& slr);  // tools/cmd_slr_population.cpp (spec §1-§3, §7a)
 void register_slr_erm(CLI::App& slr);         // tools/cmd_slr_erm.cpp (spec §4, §7b)
 void register_slr_bayes(CLI::App& slr);       // tools/cmd_slr_bayes.cpp (spec §5)

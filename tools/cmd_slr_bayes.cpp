@@ -14,7 +14,7 @@ namespace saddle {
 namespace {
 
 struct BayesCli {
-  std::string task = "spiked", L = "2", nu = "2", delta = "0", alpha = "0.5:8:16",
+  std::string task = "spiked", L = "2", L_dist, nu = "2", delta = "0", alpha = "0.5:8:16",
               init = "informed,uninformed";
   int points = 2048, replicates = 8, inner = 0;
   unsigned long long seed = 1;
@@ -34,10 +34,6 @@ void run_bayes(const BayesCli& o) {
   } catch (const std::exception& e) {
     throw InputError(std::string("--task: ") + e.what());
   }
-  SweepRules Lr;
-  Lr.integer = true;
-  Lr.min = 1;
-  Lr.max = 8;
   SweepRules nur;
   nur.min = 0.0;
   nur.allow_inf = task == Task::Max;
@@ -46,7 +42,7 @@ void run_bayes(const BayesCli& o) {
   SweepRules positive;
   positive.min = 0.0;
   positive.min_inclusive = false;
-  const auto Ls = parse_sweep(o.L, "L", Lr);
+  const auto laws = parse_length_laws(o.L, o.L_dist, 8);
   const auto nus = parse_sweep(o.nu, "nu", nur);
   const auto deltas = parse_sweep(o.delta, "delta", nonneg);
   const auto alphas = parse_sweep(o.alpha, "alpha", positive);
@@ -57,12 +53,13 @@ void run_bayes(const BayesCli& o) {
   if (o.points < 16) throw InputError("--points: must be >= 16");
   if (o.replicates < 2) throw InputError("--replicates: must be >= 2 (error bars need R >= 2)");
   std::vector<BayesSetting> settings;
-  for (double L : Ls)
+  for (const auto& law : laws)
     for (double nu : nus)
       for (double delta : deltas) {
         BayesSetting s;
         s.task = task;
-        s.L = static_cast<int>(L);
+        s.L = law.front();
+        if (law.size() > 1) s.lengths = law;
         s.nu = nu;
         s.delta = delta;
         s.n_points = o.points;
@@ -105,14 +102,14 @@ void run_bayes(const BayesCli& o) {
   std::string alpha_key;
   for (double a : alphas) alpha_key += fmt(a) + "|";
   for (const BayesSetting& s : settings)
-    job.chains.push_back({"L=" + std::to_string(s.L) + ";nu=" + fmt(s.nu) + ";delta=" + fmt(s.delta) +
+    job.chains.push_back({"L=" + length_key(bayes_lengths(s)) + ";nu=" + fmt(s.nu) + ";delta=" + fmt(s.delta) +
                               ";inits=" + o.init + ";alpha=" + alpha_key,
                           inits.size() * alphas.size()});
   job.run_chain = [=](std::size_t c) {
     const BayesSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;
     const auto pts = bayes_curve(s, alphas, inits, copt);
-    const double eb = bayes_risk(s.task, {s.L}, s.nu);
+    const double eb = bayes_risk(s.task, bayes_lengths(s), s.nu);
     const std::size_t na = alphas.size();
     for (std::size_t k = 0; k < inits.size(); ++k)
       for (std::size_t i = 0; i < na; ++i) {
@@ -125,7 +122,7 @@ void run_bayes(const BayesCli& o) {
             if (std::abs(q.mean[j] - p.mean[j]) > 4.0 * std::hypot(q.se[j], p.se[j]) + 1e-3)
               hard = true;
         }
-        std::vector<std::string> row{to_string(s.task), std::to_string(s.L), fmt(s.nu),
+        std::vector<std::string> row{to_string(s.task), length_key(bayes_lengths(s)), fmt(s.nu),
                                      fmt(s.delta), fmt(p.alpha), to_string(p.init),
                                      fmt(p.mean[0]), fmt(p.mean[1]), fmt(p.mean[6]),
                                      p.converged ? "1" : "0", std::to_string(p.iterations),
@@ -151,6 +148,9 @@ void register_slr_bayes(CLI::App& slr) {
       "bayes", "Bayes-optimal error vs alpha: state evolution (spec slr.md §5), hard-phase check");
   sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
   sub->add_option("--L", o->L, "Number of tokens (sweepable)")->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, "
+                  "observed by the BO predictor (§1.4); excludes --L");
   sub->add_option("--nu", o->nu, "Signal strength >= 0; inf allowed for max (sweepable)")
       ->capture_default_str();
   sub->add_option("--delta", o->delta, "Noise variance Delta >= 0 (sweepable)")

@@ -35,13 +35,6 @@ struct ErmCli {
   }
 };
 
-// The L column: "2", or "1|2|3" for a variable length (as `slr population --L-dist`).
-std::string length_key(const slr::ReplicaSetting& s) {
-  std::string k;
-  for (int L : slr::replica_lengths(s)) k += (k.empty() ? "" : "|") + std::to_string(L);
-  return k;
-}
-
 void run_erm(const ErmCli& o) {
   using namespace slr;
   SolverOptions opt = o.solver;
@@ -64,10 +57,6 @@ void run_erm(const ErmCli& o) {
   } catch (const std::exception& e) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
-  SweepRules Lr;
-  Lr.integer = true;
-  Lr.min = 1;
-  Lr.max = replica::kMaxL;
   SweepRules nur;
   nur.min = 0.0;
   nur.allow_inf = task == Task::Max;
@@ -76,15 +65,7 @@ void run_erm(const ErmCli& o) {
   SweepRules positive;
   positive.min = 0.0;
   positive.min_inclusive = false;
-  std::vector<std::vector<int>> laws;  // length laws: {L} or the variable-length set
-  if (!o.L_dist.empty()) {
-    if (o.L != "2") throw InputError("--L and --L-dist are mutually exclusive");
-    std::vector<int> set;
-    for (double v : parse_sweep(o.L_dist, "L-dist", Lr)) set.push_back(static_cast<int>(v));
-    laws.push_back(set);
-  } else {
-    for (double v : parse_sweep(o.L, "L", Lr)) laws.push_back({static_cast<int>(v)});
-  }
+  const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
   const auto nus = parse_sweep(o.nu, "nu", nur);
   const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg);
   const auto deltas = parse_sweep(o.delta, "delta", nonneg);
@@ -188,7 +169,7 @@ void run_erm(const ErmCli& o) {
   for (double a : alphas) alpha_key += fmt(a) + "|";
   // One chain per setting: every init, continuation along alpha (rows: inits x sorted alphas).
   for (const ReplicaSetting& s : settings)
-    job.chains.push_back({"L=" + length_key(s) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
+    job.chains.push_back({"L=" + length_key(replica_lengths(s)) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
                               ";delta=" + fmt(s.delta) + ";act=" + to_string(s.activation) +
                               ";inits=" + o.init + ";alpha=" + alpha_key,
                           inits.size() * alphas.size()});
@@ -219,7 +200,7 @@ void run_erm(const ErmCli& o) {
             if (d > 4.0 * std::hypot(q.se[16], p.se[16]) + 1e-3) coexist = true;
           }
         }
-        std::vector<std::string> row{to_string(task), length_key(s), fmt(s.nu),
+        std::vector<std::string> row{to_string(task), length_key(replica_lengths(s)), fmt(s.nu),
                                      fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
                                      to_string(s.activation), to_string(p.init)};
         for (int j = 0; j < 6; ++j) row.push_back(fmt(p.mean[j]));

@@ -30,19 +30,7 @@ void run_population(const PopulationCli& o) {
   // ---- validate everything before any output
   const auto task_names = parse_names(o.task, "task", {"spiked", "max"});
   const auto act_names = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
-  SweepRules Lr;
-  Lr.integer = true;
-  Lr.min = 1;
-  Lr.max = 1e8;
-  std::vector<std::vector<int>> laws;  // length laws
-  if (!o.L_dist.empty()) {
-    if (o.L != "2") throw InputError("--L and --L-dist are mutually exclusive");
-    std::vector<int> set;
-    for (double v : parse_sweep(o.L_dist, "L-dist", Lr)) set.push_back(static_cast<int>(v));
-    laws.push_back(set);
-  } else {
-    for (double v : parse_sweep(o.L, "L", Lr)) laws.push_back({static_cast<int>(v)});
-  }
+  const auto laws = parse_length_laws(o.L, o.L_dist, 1e8);
   SweepRules nur;
   nur.min = 0.0;
   nur.allow_inf = true;
@@ -138,8 +126,7 @@ void run_population(const PopulationCli& o) {
     double Lmean = 0;
     for (int L : p.Ls) Lmean += L;
     Lmean /= p.Ls.size();
-    std::string Lkey;
-    for (std::size_t j = 0; j < p.Ls.size(); ++j) Lkey += (j ? "|" : "") + std::to_string(p.Ls[j]);
+    const std::string Lkey = length_key(p.Ls);
     std::vector<std::string> row{to_string(p.task), Lkey, fmt(p.nu), to_string(p.act),
                                  fmt(r.m_k), fmt(r.q_k), fmt(r.m_v), fmt(r.q_v), fmt(r.risk),
                                  fmt(eb), p.act == Activation::Erf ? fmt(r.erf_b) : "0",

@@ -29,6 +29,7 @@ expect_error slr erm --target-se -1
 expect_error slr bayes --alpha 0
 expect_error slr bayes --delta -1
 expect_error slr bayes --init foo
+expect_error slr bayes --L 3 --L-dist 1,2
 
 # erm: header and a small softmax/linear run.
 out=$("$SADDLE" slr erm --L 2 --alpha 1,3 --activation softmax,linear --points 256 --replicates 3) \
