@@ -31,7 +31,7 @@ struct BayesSetting {
   std::vector<int> lengths;
   double nu = 2.0;      // +inf allowed for max
   double delta = 0.0;   // noise variance; Delta + V_v is clamped at >= 1e-12 (§5)
-  int n_points = 2048;  // QMC points per replicate
+  int n_points = 8192;  // QMC points per replicate
   int replicates = 8;
   std::uint64_t seed = 1;
   int inner_nodes = 0;  // GH nodes per axis for G_eps in max-SLR (0: automatic)

@@ -16,7 +16,7 @@ namespace {
 struct BayesCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", delta = "0", alpha = "0.5:8:16",
               init = "informed,uninformed";
-  int points = 2048, replicates = 8, inner = 0;
+  int points = 8192, replicates = 8, inner = 0;
   unsigned long long seed = 1;
   SolverOptions solver;
   std::string method;
