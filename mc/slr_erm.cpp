@@ -113,7 +113,10 @@ FastRng make_rng(std::uint64_t seed, std::uint64_t index, std::uint64_t purpose)
   return FastRng(seq);
 }
 
-enum Purpose : std::uint64_t { kTeacher = 1, kTrain = 2, kTest = 3, kInit = 4, kDirections = 5 };
+enum Purpose : std::uint64_t {
+  kTeacher = 1, kTrain = 2, kTest = 3, kInit = 4, kDirections = 5,
+  kRestart = 1000  // + restart index (restarts > 1)
+};
 
 // ---- kernels: a = x.k, b = x.v (x float, k, v double) and gk += ck x, gv += cv x -------------
 void dot2_scalar(const float* x, const double* k, const double* v, int D, double* a, double* b) {
@@ -593,18 +596,22 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
     for (double& x : theta) x = opt.init_sd * rng.normal();
   }
 
-  ceres::GradientProblemSolver::Options options;
-  options.line_search_direction_type = ceres::LBFGS;
-  options.max_lbfgs_rank = opt.lbfgs_rank;
-  options.max_num_iterations = opt.max_iterations;
-  options.function_tolerance = opt.function_tolerance;
-  options.gradient_tolerance = opt.gradient_tolerance;
-  options.parameter_tolerance = opt.parameter_tolerance;
-  options.logging_type = ceres::SILENT;
-  options.minimizer_progress_to_stdout = false;
-  ceres::GradientProblem problem(new ErmFunction(set, data, opt.lambda));
-  ceres::GradientProblemSolver::Summary summary;
-  ceres::Solve(options, problem, theta.data(), &summary);
+  const auto minimise = [&](std::vector<double>& th) {
+    ceres::GradientProblemSolver::Options options;
+    options.line_search_direction_type = ceres::LBFGS;
+    options.max_lbfgs_rank = opt.lbfgs_rank;
+    options.max_num_iterations = opt.max_iterations;
+    options.function_tolerance = opt.function_tolerance;
+    options.gradient_tolerance = opt.gradient_tolerance;
+    options.parameter_tolerance = opt.parameter_tolerance;
+    options.logging_type = ceres::SILENT;
+    options.minimizer_progress_to_stdout = false;
+    ceres::GradientProblem problem(new ErmFunction(set, data, opt.lambda));
+    ceres::GradientProblemSolver::Summary summary;
+    ceres::Solve(options, problem, th.data(), &summary);
+    return summary;
+  };
+  const ceres::GradientProblemSolver::Summary summary = minimise(theta);
 
   SeedResult r;
   std::vector<double> k(theta.begin(), theta.begin() + D), v(theta.begin() + D, theta.end());
@@ -614,6 +621,40 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
   r.termination = summary.message;
   r.train_loss = empirical_risk(set, data, opt.lambda, opt.lambda, theta.data(), nullptr) / N;
   r.train_mse = mean_squared_error(set, data, k.data(), v.data());
+  if (opt.restarts > 1) {
+    // Further minima of the same training set from independent random starts (§6 start law).
+    std::vector<std::vector<double>> minima{theta};
+    double lo = r.train_loss, hi = r.train_loss;
+    for (int a = 1; a < opt.restarts; ++a) {
+      std::vector<double> th(theta.size());
+      auto rng = make_rng(seed, index, kRestart + static_cast<std::uint64_t>(a));
+      for (double& x : th) x = opt.init_sd * rng.normal();
+      minimise(th);
+      const double loss = empirical_risk(set, data, opt.lambda, opt.lambda, th.data(), nullptr) / N;
+      lo = std::min(lo, loss);
+      hi = std::max(hi, loss);
+      minima.push_back(std::move(th));
+    }
+    const auto dot = [D](const double* a, const double* b) {
+      double t = 0.0;
+      for (int i = 0; i < D; ++i) t += a[i] * b[i];
+      return t / D;
+    };
+    const int R = opt.restarts;
+    int pairs = 0;
+    for (int a = 0; a < R; ++a) {
+      r.q_k_aa += dot(minima[a].data(), minima[a].data()) / R;
+      r.q_v_aa += dot(minima[a].data() + D, minima[a].data() + D) / R;
+      for (int b = a + 1; b < R; ++b) {
+        r.q_k_ab += dot(minima[a].data(), minima[b].data());
+        r.q_v_ab += dot(minima[a].data() + D, minima[b].data() + D);
+        ++pairs;
+      }
+    }
+    r.q_k_ab /= pairs;
+    r.q_v_ab /= pairs;
+    r.loss_spread = hi - lo;
+  }
   test_errors(set, T, k, v, opt.n_test, seed, index, &r.test_mse, &r.e_bayes, &r.test_var,
               &r.bayes_var);
   r.n_test = opt.n_test;
@@ -677,6 +718,11 @@ Summary summarize_seeds(std::vector<SeedResult> results) {
   S.e_bayes = stat([](const SeedResult& r) { return r.e_bayes; });
   S.iterations = stat([](const SeedResult& r) { return double(r.iterations); });
   S.seconds = stat([](const SeedResult& r) { return r.seconds; });
+  S.q_k_ab = stat([](const SeedResult& r) { return r.q_k_ab; });
+  S.q_v_ab = stat([](const SeedResult& r) { return r.q_v_ab; });
+  S.q_k_aa = stat([](const SeedResult& r) { return r.q_k_aa; });
+  S.q_v_aa = stat([](const SeedResult& r) { return r.q_v_aa; });
+  S.loss_spread = stat([](const SeedResult& r) { return r.loss_spread; });
   for (const auto& r : results) S.converged += r.converged ? 1 : 0;
   // Pooled standard errors: all seeds' test samples together (valid when the risk does not
   // depend on the teacher draw, as in the population mode, where (S6) is exact).

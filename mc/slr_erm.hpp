@@ -97,6 +97,10 @@ struct ErmOptions {
   double parameter_tolerance = 1e-14;
   int lbfgs_rank = 20;
   int n_test = 20000;                  // fresh test samples (§6)
+  // Landscape probe: restarts > 1 also minimises the same training set from restarts - 1 further
+  // random starts and measures how far apart the minima are (SeedResult::q_k_ab ...). The
+  // reported minimiser stays the one from `init`.
+  int restarts = 1;
 };
 
 // Everything measured for one seed.
@@ -110,6 +114,11 @@ struct SeedResult {
   double e_bayes = 0;                            // Bayes predictor (S9) on the same fresh samples
   double test_var = 0, bayes_var = 0;             // per-sample variances of (y - f)^2
   int n_test = 0;
+  // With restarts > 1: mean over pairs of minima a != b of k_a.k_b/D and v_a.v_b/D, the mean
+  // self-overlaps q_k, q_v over the minima, and max - min of the training loss (S13)/N. A unique
+  // minimum (replica symmetry) gives q_ab = q and spread 0 as D grows; many minima (broken
+  // replica symmetry) give q_ab < q.
+  double q_k_ab = 0, q_v_ab = 0, q_k_aa = 0, q_v_aa = 0, loss_spread = 0;
   int iterations = 0;
   bool converged = false;                        // Ceres termination CONVERGENCE
   std::string termination;                       // Ceres message
@@ -135,6 +144,7 @@ struct Summary {
   int seeds = 0;
   Stat m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
       iterations, seconds;
+  Stat q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
   int converged = 0;  // number of seeds whose L-BFGS converged
   // Standard errors of e_test, e_bayes from all test samples pooled (population mode: the risk
   // does not depend on the teacher draw, so the pooled samples are i.i.d.).

@@ -30,7 +30,7 @@ struct McSlrCli {
   std::string task = "spiked", L = "2", nu = "2", lambda = "0.1", delta = "0", alpha = "1,2,4";
   std::string activation = "softmax", init = "informed", mode = "erm";
   std::string m_k, q_k, m_v, q_v;
-  int D = 400, seeds = 4, n_test = 20000, max_iter = 20000;
+  int D = 400, seeds = 4, n_test = 20000, max_iter = 20000, restarts = 1;
   unsigned long long seed = 1;
   double erf_b = 0.0, c0 = -1.0, gtol = 1e-9, ftol = 1e-15;
   bool per_seed = false;
@@ -115,6 +115,8 @@ void run_mc_slr(const McSlrCli& o) {
     eopt.gradient_tolerance = o.gtol;
     eopt.function_tolerance = o.ftol;
     eopt.n_test = o.n_test;
+    if (o.restarts < 1 || o.restarts > 64) throw InputError("--restarts: must be in 1..64");
+    eopt.restarts = o.restarts;
   } else {
     if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
       throw InputError("--mode population needs --m-k, --q-k, --m-v and --q-v");
@@ -147,7 +149,10 @@ void run_mc_slr(const McSlrCli& o) {
                                 "delta",  "activation", "erf_b", "init", "alpha", "D",
                                 "N",      "seed_index", "seeds"};
   if (population) cols.insert(cols.end(), {"m_k_in", "q_k_in", "m_v_in", "q_v_in"});
-  for (const auto& s : stats) {
+  std::vector<std::string> all_stats = stats;
+  const bool probe = !population && o.restarts > 1;
+  if (probe) all_stats.insert(all_stats.end(), {"q_k_aa", "q_k_ab", "q_v_aa", "q_v_ab", "loss_spread"});
+  for (const auto& s : all_stats) {
     cols.push_back(s);
     cols.push_back(s + "_se");
   }
@@ -165,6 +170,13 @@ void run_mc_slr(const McSlrCli& o) {
                                               " ftol=" + fmt(o.ftol) +
                                               " max_iter=" + std::to_string(o.max_iter));
   table.setting("n_test", std::to_string(o.n_test));
+  if (probe)
+    table.setting("restarts",
+                  std::to_string(o.restarts) + " minimisations of each training set (the first from "
+                  "--init, the others from random starts); q_k_aa, q_v_aa = mean self-overlap of "
+                  "the minima, q_k_ab, q_v_ab = mean overlap k_a.k_b/D, v_a.v_b/D over pairs of "
+                  "minima, loss_spread = max - min training loss (S13)/N; one minimum "
+                  "(replica symmetry) gives q_ab = q_aa, several (broken symmetry) q_ab < q_aa");
   table.setting("seed", std::to_string(o.seed));
 
   auto emit = [&](const SimSetting& s, double lambda, double alpha, const Summary& S,
@@ -190,9 +202,10 @@ void run_mc_slr(const McSlrCli& o) {
       return row;
     };
     auto row = common("all", S.seeds);
-    const slr::mc::Stat* st[] = {&S.m_k,       &S.q_k,        &S.m_v,    &S.q_v,
-                                 &S.kv_star,   &S.vk_star,    &S.kv,     &S.train_mse,
-                                 &S.train_loss, &S.e_test,    &S.e_bayes};
+    std::vector<const slr::mc::Stat*> st = {&S.m_k,       &S.q_k,        &S.m_v,    &S.q_v,
+                                            &S.kv_star,   &S.vk_star,    &S.kv,     &S.train_mse,
+                                            &S.train_loss, &S.e_test,    &S.e_bayes};
+    if (probe) st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread});
     for (const auto* x : st) {
       row.push_back(fmt(x->mean));
       // population mode: pooled standard errors of the two risks (i.i.d. test samples)
@@ -211,8 +224,10 @@ void run_mc_slr(const McSlrCli& o) {
       for (std::size_t i = 0; i < S.per_seed.size(); ++i) {
         const auto& r = S.per_seed[i];
         auto pr = common(std::to_string(i), 1);
-        for (double x : {r.m_k, r.q_k, r.m_v, r.q_v, r.kv_star, r.vk_star, r.kv, r.train_mse,
-                         r.train_loss, r.e_test, r.e_bayes}) {
+        std::vector<double> vals{r.m_k, r.q_k, r.m_v, r.q_v, r.kv_star, r.vk_star, r.kv,
+                                 r.train_mse, r.train_loss, r.e_test, r.e_bayes};
+        if (probe) vals.insert(vals.end(), {r.q_k_aa, r.q_k_ab, r.q_v_aa, r.q_v_ab, r.loss_spread});
+        for (double x : vals) {
           pr.push_back(fmt(x));
           pr.push_back("");
         }
@@ -421,6 +436,10 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--m-v", o->m_v, "Population mode: m_v (sweepable)");
   sub->add_option("--q-v", o->q_v, "Population mode: q_v >= m_v^2 (sweepable)");
   sub->add_flag("--per-seed", o->per_seed, "Also write one row per seed");
+  sub->add_option("--restarts", o->restarts,
+                  "Landscape probe: minimise each training set from this many starts and report "
+                  "the overlaps between the minima (q_*_ab vs q_*_aa)")
+      ->capture_default_str();
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   add_plot_options(sub, o->plot);
   sub->callback([o] { run_mc_slr(*o); });

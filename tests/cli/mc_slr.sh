@@ -54,4 +54,12 @@ b=$("$S" mc slr --L 2 --alpha 2 --D 100 --seeds 2 --activation softmax --init ov
 [ -n "$a" ] && [ "${a%,*}" = "${b%,*}" ] || { echo "FAIL: --init overlaps differs from the informed start" >&2; exit 1; }
 bad mc slr --init overlaps --m-k 1
 bad mc slr --init overlaps --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
+bad mc slr --restarts 0
+# --restarts: at L = 1 softmax the objective is ridge regression in v (strictly convex), so every
+# start reaches the same minimum: q_v_ab = q_v_aa and no loss spread.
+"$S" mc slr --L 1 --alpha 2 --D 60 --seeds 2 --activation softmax --init random --restarts 3 \
+  | grep -v '^#' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { d = $c["q_v_aa"] - $c["q_v_ab"]; if (d < 0) d = -d;
+      if (d > 1e-6 || $c["loss_spread"] > 1e-9) { print "q_v_aa " $c["q_v_aa"] " q_v_ab " $c["q_v_ab"]; exit 1 } }' \
+  || { echo "FAIL: --restarts on a convex problem" >&2; exit 1; }
 echo "mc_slr CLI: ok"
