@@ -164,6 +164,9 @@ void run_erm(const ErmCli& o) {
   copt.refine_unstable = o.refine_unstable;
   job.plot.y = {"test_error"};
   job.plot.series = {"activation", "init"};
+  job.plot.flag_column = "rs_stability";
+  job.plot.flag_value = "unstable";
+  job.plot.flag_label = "RS unstable";
   job.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
   std::string alpha_key;
   for (double a : alphas) alpha_key += fmt(a) + "|";

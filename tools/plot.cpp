@@ -94,8 +94,14 @@ CsvData read_csv(const std::string& path) {
   return d;
 }
 
-void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png) {
+void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions& opt, const std::string& png) {
   if (data.rows.empty()) throw InputError("plot: no rows to plot");
+  PlotHints hints = hints_in;
+  if (hints.flag_column.empty() && data.col("rs_stability") >= 0) {  // `saddle plot` of slr erm
+    hints.flag_column = "rs_stability";
+    hints.flag_value = "unstable";
+    hints.flag_label = "RS unstable";
+  }
   auto need = [&](const std::string& c) {
     if (data.col(c) < 0) throw InputError("plot: no column '" + c + "' in the data");
     return data.col(c);
@@ -249,7 +255,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
     for (std::size_t c = 0; c < data.columns.size(); ++c) {
       double v;
       const std::string& name = data.columns[c];
-      if (name == "source" || static_cast<int>(c) == xc) continue;
+      if (name == "source" || static_cast<int>(c) == xc || name == hints.flag_column) continue;
       if (std::find(group_cols.begin(), group_cols.end(), static_cast<int>(c)) != group_cols.end()) continue;
       if (!is_number(data.rows[0][c], v) && distinct(static_cast<int>(c)) > 1 && distinct(static_cast<int>(c)) < 12 &&
           name.find("_se") == std::string::npos && name != "reason")
@@ -282,19 +288,30 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
         int se = -1;
         for (const std::string& cand : {col + "_se", std::string("se")})
           if (se < 0) se = data.col(cand);
-        std::string path = tmp_path("curve");
+        std::string path = tmp_path("curve"), fpath = tmp_path("flagged");
         tmpfiles.push_back(path);
-        std::ofstream f(path);
-        std::size_t n = 0;
+        tmpfiles.push_back(fpath);
+        std::ofstream f(path), ff(fpath);
+        const int flag = hints.flag_column.empty() ? -1 : data.col(hints.flag_column);
+        std::size_t n = 0, nf = 0;
         for (auto r : rows) {
           if (src >= 0 && ((*r)[src] == "mc") != mc) continue;
           if (data.col("converged") >= 0 && (*r)[data.col("converged")] == "0") continue;  // not drawn
           double xv, yv, sv = 0;
           if (!is_number((*r)[xc], xv) || !is_number((*r)[yc], yv)) continue;
           if (se >= 0) is_number((*r)[se], sv);
+          if (!mc && flag >= 0 && (*r)[flag] == hints.flag_value) {
+            ff << xv << "," << yv << "\n";
+            f << "\n";  // a blank line breaks the theory line
+            ++nf;
+            continue;
+          }
           f << xv << "," << yv << "," << sv << "\n";
           ++n;
         }
+        if (nf > 0)
+          cmds.push_back("'" + fpath + "' using 1:2 with points pt 6 ps 1.2 lc " + std::to_string(color) +
+                         " title '" + title + " (" + hints.flag_label + ")' noenhanced");
         if (n == 0) return;
         if (mc)
           cmds.push_back("'" + path + "' using 1:2:3 with yerrorbars pt 7 ps 0.8 lc " + std::to_string(color) +
