@@ -190,10 +190,12 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
     // Grid (by, x) -> z, possibly a difference of two categories.
     std::map<std::pair<double, double>, double> A, B;
     const int conv = data.col("converged");
+    const int flag = hints.flag_column.empty() ? -1 : data.col(hints.flag_column);
     for (const auto& r : data.rows) {
       double xv, bv, zv;
       if (!is_number(r[xc], xv) || !is_number(r[bc], bv) || !is_number(r[zc], zv)) continue;
       if (conv >= 0 && r[conv] == "0") zv = NAN;  // unconverged points are left blank
+      if (flag >= 0 && r[flag] == hints.flag_value) zv = NAN;  // so are flagged ones
       double z2;
       if (zc2 >= 0) {
         if (!is_number(r[zc2], z2)) continue;
