@@ -343,17 +343,29 @@ void ReplicaSystem::project(Vec& x) const {
 std::vector<std::string> ReplicaSystem::observable_names() const {
   return {"mhat_k",      "qhat_k",        "Vhat_k",        "mhat_v",     "qhat_v",
           "Vhat_v",      "Vhat_k_stein",  "Vhat_v_stein",  "Vhat_k_hessian",
-          "Vhat_v_hessian", "test_error", "train_error",   "train_loss", "at_eigenvalue"};
+          "Vhat_v_hessian", "test_error", "train_error",   "train_loss", "at_eigenvalue", "jump_share"};
 }
 
 Vec ReplicaSystem::observables(const Vec& x) const {
   Vec xp = x;
   project(xp);
   const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_, true);
-  Vec o(14);
+  // Jump share: how much the jumps of the proximal minimiser between local minima, which the
+  // Stein form (S20') counts and the Hessian form (S20) misses, move the susceptibilities:
+  // max over k, v of |Vhat_H - Vhat_S| / (lambda + |Vhat_H|), i.e. the relative change of
+  // V = 1/(lambda + Vhat) between the two forms.
+  auto share = [&](double h, double st) {
+    const double d = set_.lambda + std::abs(h);
+    return d > 0.0 ? std::abs(h - st) / d : 0.0;
+  };
+  const double jump = replica_k_inactive(set_)
+                          ? share(c.Vhat_v_hessian, c.Vhat_v_stein)
+                          : std::max(share(c.Vhat_k_hessian, c.Vhat_k_stein),
+                                     share(c.Vhat_v_hessian, c.Vhat_v_stein));
+  Vec o(kReplicaObservables);
   o << c.mhat_k, c.qhat_k, c.Vhat_k, c.mhat_v, c.qhat_v, c.Vhat_v, c.Vhat_k_stein, c.Vhat_v_stein,
       c.Vhat_k_hessian, c.Vhat_v_hessian, replica_test_error(set_, xp.data()), c.train_mse,
-      0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_), c.at_eigenvalue;
+      0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_), c.at_eigenvalue, jump;
   return o;
 }
 

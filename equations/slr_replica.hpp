@@ -98,10 +98,12 @@ void replica_prior(double lambda, const ChannelStats& c, double* P);
 
 // The fixed-point system of one replicate at one alpha. Unknowns (m_k, q_k, V_k, m_v, q_v, V_v).
 // Observables: mhat_k, qhat_k, Vhat_k, mhat_v, qhat_v, Vhat_v, Vhat_k_stein, Vhat_v_stein,
-// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss, at_eigenvalue.
+// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss, at_eigenvalue,
+// jump_share (max over k, v of |Vhat_H - Vhat_S|/(lambda + |Vhat_H|): the relative change of the
+// susceptibility V due to jumps of the proximal minimiser between local minima).
 // Free energy: the training objective per sample R/N = train_mse/2 + lambda (q_k + q_v)/(2 alpha)
 // at the RS minimiser (zero temperature), used to prefer a branch.
-constexpr int kReplicaObservables = 14;
+constexpr int kReplicaObservables = 15;
 class ReplicaSystem : public FixedPointSystem {
  public:
   ReplicaSystem(ReplicaSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,

@@ -116,7 +116,8 @@ void run_erm(const ErmCli& o) {
                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "points"};
+                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "jump_share",
+                 "jump_share_se", "points"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
@@ -153,7 +154,10 @@ void run_erm(const ErmCli& o) {
                 "replicon (de Almeida-Thouless) eigenvalue of the RS fixed point from the "
                 "Hessian-form Jacobian; rs_stability = stable (at + 2 se < 1), unstable "
                 "(at - 2 se > 1: replica symmetry is broken and the RS value is not the ERM "
-                "answer) or marginal");
+                "answer) or marginal; jump_share = max over k, v of |Vhat_hessian - Vhat_stein| / "
+                "(lambda + |Vhat_hessian|), the relative change of V due to jumps of the proximal "
+                "minimiser (above about 0.04 the ERM landscape has several minima, "
+                "docs/slr_replica.md)");
 
   ReplicaCurveOptions copt;
   copt.solver = opt;
@@ -225,6 +229,8 @@ void run_erm(const ErmCli& o) {
         row.push_back(fmt(p.mean[19]));
         row.push_back(fmt(p.se[19]));
         row.push_back(to_string(rs_stability(p.mean[19], p.se[19])));
+        row.push_back(fmt(p.mean[20]));
+        row.push_back(fmt(p.se[20]));
         row.push_back(std::to_string(p.n_points));
         for (const auto& v : row)
           if (v == "nan" || v == "inf" || v == "-inf")

@@ -13,7 +13,7 @@ $S rmt attention --c 0.05:4:100 --gamma 1e-6:10:100:log --snr 1 --activation tan
 # fixed point (spec slr.md §4, §7b), spiked SLR, L = 2, nu = 2, Delta = 0, informed start.
 # QMC 2048 points x 4 shifts, no slow retry of failed replicates and no error-bar refinement
 # (unconverged points are flagged converged=0, and points where either RS fixed point is unstable
-# rs_stability=unstable; both are left blank in the figure). About 15 min on 2 cores.
+# rs_stability=unstable; both are left blank in the figure). About 4 min on 2 cores.
 $S slr erm --task spiked --L 2 --nu 2 --delta 0 --alpha 0.5:8:40 --lambda 0.01:1:40:log \
   --activation softmax,linear --points 2048 --replicates 4 --no-retry --target-se 0 \
   --out data/figures/slr_softmax_minus_linear.csv --plot data/figures/slr_softmax_minus_linear.png \

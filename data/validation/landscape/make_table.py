@@ -8,7 +8,7 @@ def rd(f):
 at={}
 for L in (2,3):
     for r in rd(f'replica_L{L}.csv'):
-        at[(r['L'],r['activation'],float(r['alpha']))]=(float(r['at_eigenvalue']),float(r['at_eigenvalue_se']),r['rs_stability'])
+        at[(r['L'],r['activation'],float(r['alpha']))]=(float(r['at_eigenvalue']),float(r['at_eigenvalue_se']),r['rs_stability'],float(r['jump_share']),float(r['jump_share_se']))
 pr={}
 for L in (2,3):
     for D in (400,800):
@@ -19,11 +19,11 @@ for L in (2,3):
             gk=(float(r['q_k_aa'])-float(r['q_k_ab']))/float(r['q_k_aa'])
             gv=(float(r['q_v_aa'])-float(r['q_v_ab']))/float(r['q_v_aa'])
             pr.setdefault(k,{})[D]=(gk,gv,float(r['loss_spread']))
-print('| L | activation | alpha | replicon eigenvalue (RS) | rs_stability | gap_k D=400 | gap_k D=800 | gap_v D=400 | gap_v D=800 | loss spread D=400 | D=800 |')
-print('|---|---|---|---|---|---|---|---|---|---|---|')
+print('| L | activation | alpha | replicon eigenvalue (RS) | rs_stability | jump_share | gap_k D=400 | gap_k D=800 | gap_v D=400 | gap_v D=800 | loss spread D=400 | D=800 |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|')
 for k in sorted(pr):
     a=at.get(k)
     p=pr[k]
     f=lambda D,i: ('%.3f'%p[D][i]) if D in p else '-'
     g=lambda D: ('%.1e'%p[D][2]) if D in p else '-'
-    print(f'| {k[0]} | {k[1]} | {k[2]:g} | {a[0]:.2f} ± {a[1]:.2f} | {a[2]} | {f(400,0)} | {f(800,0)} | {f(400,1)} | {f(800,1)} | {g(400)} | {g(800)} |')
+    print(f'| {k[0]} | {k[1]} | {k[2]:g} | {a[0]:.2f} ± {a[1]:.2f} | {a[2]} | {a[3]:.3f} ± {a[4]:.3f} | {f(400,0)} | {f(800,0)} | {f(400,1)} | {f(800,1)} | {g(400)} | {g(800)} |')
