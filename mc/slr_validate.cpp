@@ -209,6 +209,9 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, inf});
     erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, 2.0});
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, 2.0});
+    // Softmax L = 4: d = 3 proximal search by multi-start Newton (spec §4.4: unvalidated).
+    erms.push_back({4, Activation::Softmax, 2.0, Init::Random, {}});
+    erms.push_back({4, Activation::Softmax, 6.0, Init::Random, {}});
     // Variable length L ~ Unif{1, 2, 3} (§1.4, replica §4.6 "untested" in the spec).
     for (const auto& ca : {std::make_pair(Activation::Softmax, 2.0),
                            std::make_pair(Activation::Softmax, 4.0),
