@@ -41,6 +41,14 @@ nrows=$(echo "$out" | grep -v '^#' | tail -n +2 | wc -l)
 [ "$nrows" -eq 4 ] || fail "erm: expected 4 rows, got $nrows"
 echo "$out" | grep -v '^#' | grep -qi "nan" && fail "erm: NaN in output"
 
+# plot of an slr erm table with RS-unstable rows (committed data): the flag column must not split
+# the curves, and the figure is written.
+tmpd=$(mktemp -d)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+"$SADDLE" plot "$root/data/validation/landscape/replica_L3.csv" --out "$tmpd/erm.png" \
+  && [ -s "$tmpd/erm.png" ] || fail "plot of an slr erm table"
+rm -rf "$tmpd"
+
 # erm variable length: the L column names the set.
 out=$("$SADDLE" slr erm --L-dist 1,2 --alpha 2 --activation softmax --points 128 --replicates 2) \
   || fail "erm --L-dist run failed"
