@@ -69,6 +69,17 @@ void check_range(double v, const std::string& name, const SweepRules& rules) {
 
 }  // namespace
 
+void require_finite(const std::vector<std::string>& row, const std::vector<std::string>& columns,
+                    std::size_t first_output, const std::string& where) {
+  for (std::size_t j = first_output; j < row.size(); ++j) {
+    const std::string& v = row[j];
+    if (v == "nan" || v == "-nan" || v == "inf" || v == "-inf")
+      throw std::runtime_error("internal error: non-finite " +
+                               (j < columns.size() ? columns[j] : std::string("value")) + " " +
+                               where);
+  }
+}
+
 std::string fmt(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

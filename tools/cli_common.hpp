@@ -59,6 +59,12 @@ std::vector<std::string> parse_names(const std::string& text, const std::string&
 // Shortest round-trip-ish formatting of a number for CSV (%.12g; "inf", "-inf", "nan").
 std::string fmt(double v);
 
+// Guard of an output row: throws std::runtime_error naming the column when a computed value
+// (columns first_output.. of the row) is nan or inf. Input parameters (before first_output) may
+// legitimately be inf (nu = inf for max-SLR).
+void require_finite(const std::vector<std::string>& row, const std::vector<std::string>& columns,
+                    std::size_t first_output, const std::string& where);
+
 // Solver flags (--method, --mix, --tol, --max-iter, --anderson-depth, --no-polish) bound 1:1 to
 // a SolverOptions struct.
 void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_text);

@@ -130,9 +130,7 @@ void run_bayes(const BayesCli& o) {
                                      fmt(p.mean[2]), fmt(p.mean[3]), fmt(p.mean[4]),
                                      fmt(p.mean[5]), fmt(eb), std::to_string(s.replicates),
                                      hard ? "1" : "0"};
-        for (const auto& c : row)
-          if (c == "nan" || c == "inf" || c == "-inf")
-            throw std::runtime_error("internal error: non-finite value in the output");
+        require_finite(row, job.columns, 6, "at alpha " + fmt(p.alpha));
         rows.push_back(row);
       }
     return rows;

@@ -232,9 +232,8 @@ void run_erm(const ErmCli& o) {
         row.push_back(fmt(p.mean[20]));
         row.push_back(fmt(p.se[20]));
         row.push_back(std::to_string(p.n_points));
-        for (const auto& v : row)
-          if (v == "nan" || v == "inf" || v == "-inf")
-            throw std::runtime_error("internal error: non-finite value in the output");
+        require_finite(row, job.columns, 8,
+                       "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
         rows.push_back(row);
       }
     return rows;

@@ -49,6 +49,15 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
   && [ -s "$tmpd/erm.png" ] || fail "plot of an slr erm table"
 rm -rf "$tmpd"
 
+# max-SLR at nu = inf: the input column nu = inf is legitimate (only computed columns must be
+# finite), for erm and bayes.
+out=$("$SADDLE" slr erm --task max --nu inf --L 2 --alpha 2 --activation softmax --points 128 --replicates 2) \
+  || fail "erm --task max --nu inf"
+echo "$out" | grep -v '^#' | tail -1 | grep -q '^max,2,inf,' || fail "erm --nu inf row"
+out=$("$SADDLE" slr bayes --task max --nu inf --L 2 --alpha 2 --points 128 --replicates 2) \
+  || fail "bayes --task max --nu inf"
+echo "$out" | grep -v '^#' | tail -1 | grep -q '^max,2,inf,' || fail "bayes --nu inf row"
+
 # erm variable length: the L column names the set.
 out=$("$SADDLE" slr erm --L-dist 1,2 --alpha 2 --activation softmax --points 128 --replicates 2) \
   || fail "erm --L-dist run failed"
