@@ -22,6 +22,20 @@ std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std:
   return laws;
 }
 
+slr::Task parse_task_option(const std::string& task) {
+  try {
+    return slr::parse_task(task);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--task: ") + e.what());
+  }
+}
+
+SweepRules nu_rule(slr::Task task) {
+  SweepRules r = nonneg_rule();
+  r.allow_inf = task == slr::Task::Max;
+  return r;
+}
+
 std::string length_key(const std::vector<int>& law) {
   std::string k;
   for (int L : law) k += (k.empty() ? "" : "|") + std::to_string(L);

@@ -5,12 +5,20 @@
 #include <string>
 #include <vector>
 
+#include "equations/slr_model.hpp"
+#include "tools/cli_common.hpp"
+
 namespace saddle {
 // Length laws of an SLR command: one fixed length per value of the `--L` sweep, or the single
 // variable-length set of `--L-dist` (uniform per sample, spec §1.4). The two are mutually
 // exclusive (`--L` must be at its default "2" when `--L-dist` is given). Lengths in 1..max_L.
 std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std::string& L_dist,
                                                 double max_L);
+// `--task spiked|max`, with InputError on anything else.
+slr::Task parse_task_option(const std::string& task);
+// The rule of a `--nu` sweep: >= 0, inf allowed only for max-SLR.
+SweepRules nu_rule(slr::Task task);
+
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);
 

@@ -28,24 +28,11 @@ void run_bayes(const BayesCli& o) {
   using namespace slr;
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
-  Task task;
-  try {
-    task = parse_task(o.task);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--task: ") + e.what());
-  }
-  SweepRules nur;
-  nur.min = 0.0;
-  nur.allow_inf = task == Task::Max;
-  SweepRules nonneg;
-  nonneg.min = 0.0;
-  SweepRules positive;
-  positive.min = 0.0;
-  positive.min_inclusive = false;
+  const Task task = parse_task_option(o.task);
   const auto laws = parse_length_laws(o.L, o.L_dist, 8);
-  const auto nus = parse_sweep(o.nu, "nu", nur);
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg);
-  const auto alphas = parse_sweep(o.alpha, "alpha", positive);
+  const auto nus = parse_sweep(o.nu, "nu", nu_rule(task));
+  const auto deltas = parse_sweep(o.delta, "delta", nonneg_rule());
+  const auto alphas = parse_sweep(o.alpha, "alpha", positive_rule());
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
   std::vector<BayesInit> inits;
   for (const auto& s : init_names)

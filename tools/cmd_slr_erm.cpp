@@ -45,31 +45,18 @@ void run_erm(const ErmCli& o) {
   if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
     throw InputError("--target-se: must be >= 0 (0 = no refinement)");
   if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
-  Task task;
-  try {
-    task = parse_task(o.task);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--task: ") + e.what());
-  }
+  const Task task = parse_task_option(o.task);
   VhatForm vhat;
   try {
     vhat = parse_vhat_form(o.vhat);
   } catch (const std::exception& e) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
-  SweepRules nur;
-  nur.min = 0.0;
-  nur.allow_inf = task == Task::Max;
-  SweepRules nonneg;
-  nonneg.min = 0.0;
-  SweepRules positive;
-  positive.min = 0.0;
-  positive.min_inclusive = false;
   const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
-  const auto nus = parse_sweep(o.nu, "nu", nur);
-  const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg);
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg);
-  const auto alphas = parse_sweep(o.alpha, "alpha", positive);
+  const auto nus = parse_sweep(o.nu, "nu", nu_rule(task));
+  const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg_rule());
+  const auto deltas = parse_sweep(o.delta, "delta", nonneg_rule());
+  const auto alphas = parse_sweep(o.alpha, "alpha", positive_rule());
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
   std::vector<ReplicaInit> inits;
