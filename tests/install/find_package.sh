@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The installed package works for a C++ user: install the libraries, headers and CMake package of
-# the build tree $1 into a scratch prefix, configure and build examples/find_package ($2) against
+# the build tree $1 into a scratch prefix, configure and build tests/install/example ($2) against
 # it with find_package(saddle), run it (it checks a closed form).
 set -euo pipefail
 build="$1"; example="$2"
