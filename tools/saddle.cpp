@@ -1,8 +1,11 @@
 // main() of the `saddle` program: builds the CLI11 app from the subcommand modules, and turns
-// every input error into one line on stderr with exit code 2 (no partial CSV on stdout).
+// every input error into one line on stderr with exit code 2 (no partial CSV on stdout). Exit
+// codes (README "Errors and exit codes"): 0 ok, 1 validation disagreement or internal error,
+// 2 bad input, 3 --strict and a point did not converge, 130 interrupted by SIGINT/SIGTERM.
 #include <gsl/gsl_errno.h>
 
 #include <cstdlib>
+#include <new>
 #include <iostream>
 
 #ifdef SADDLE_HAVE_MPI
@@ -55,6 +58,7 @@ int run(int argc, char** argv) {
   saddle::register_groups(app);
   saddle::register_merge(app);
   saddle::register_plot(app);
+  saddle::reject_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -68,7 +72,16 @@ int run(int argc, char** argv) {
     return 2;
   } catch (const saddle::InputError& e) {
     if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
-    return 2;
+    return saddle::kExitBadInput;
+  } catch (const saddle::StrictFailure& e) {
+    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
+    return saddle::kExitStrict;
+  } catch (const saddle::Interrupted& e) {
+    if (rank0) std::cerr << "saddle: " << e.what() << "\n";
+    return saddle::kExitInterrupted;
+  } catch (const std::bad_alloc&) {
+    if (rank0) std::cerr << "saddle: error: out of memory (reduce the grid or the sizes)\n";
+    return 1;
   } catch (const std::exception& e) {
     if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
     return 1;
