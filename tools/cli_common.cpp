@@ -69,11 +69,40 @@ void check_range(double v, const std::string& name, const SweepRules& rules) {
 
 }  // namespace
 
+bool is_nonfinite_text(const std::string& text) {
+  std::string low;
+  for (char ch : trim(text)) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!low.empty() && (low[0] == '-' || low[0] == '+')) low.erase(0, 1);
+  return low == "nan" || low == "inf" || low == "infinity" || low.rfind("nan(", 0) == 0;
+}
+
+double checked_count(std::initializer_list<double> factors, double limit, const std::string& what) {
+  double n = 1.0;
+  for (double f : factors) n *= f;
+  if (!(n <= limit))
+    throw InputError(what + " = " + fmt(n) + " is too large (at most " + fmt(limit) + ")");
+  return n;
+}
+
+void reject_empty_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_size_max() == 0) continue;  // a flag
+    const std::string name = opt->get_name();
+    opt->check(
+        [name](const std::string& v) {
+          return v.empty() ? std::string("empty value (give a value or leave the option out)")
+                           : std::string();
+        },
+        "", "non-empty");
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) reject_empty_values(*sub);
+}
+
 void require_finite(const std::vector<std::string>& row, const std::vector<std::string>& columns,
                     std::size_t first_output, const std::string& where) {
   for (std::size_t j = first_output; j < row.size(); ++j) {
     const std::string& v = row[j];
-    if (v == "nan" || v == "-nan" || v == "inf" || v == "-inf")
+    if (is_nonfinite_text(v))
       throw std::runtime_error("internal error: non-finite " +
                                (j < columns.size() ? columns[j] : std::string("value")) + " " +
                                where);

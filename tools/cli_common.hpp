@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -21,6 +22,27 @@ namespace saddle {
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// Exit codes of `saddle` (README "Errors and exit codes"): 0 ok, 1 a validation disagreement (or
+// an internal error), 2 bad input, 3 a point did not converge under --strict, 130 interrupted
+// (SIGINT) after writing every complete chain.
+constexpr int kExitOk = 0, kExitValidation = 1, kExitBadInput = 2, kExitStrict = 3,
+              kExitInterrupted = 130;
+
+// Thrown by the runner under --strict at the first unconverged point (exit 3), after the rows
+// computed so far are written.
+struct StrictFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Thrown by the runner after SIGINT, once every complete chain is written (exit 130).
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Checked size arithmetic: the product of `factors` (counts that multiply into one allocation or
+// one loop, e.g. points x replicates), or InputError naming `what` and the size if it exceeds
+// `limit`.
+double checked_count(std::initializer_list<double> factors, double limit, const std::string& what);
 
 // What a swept parameter may take.
 struct SweepRules {
@@ -58,9 +80,11 @@ std::vector<std::string> parse_names(const std::string& text, const std::string&
 
 // Shortest round-trip-ish formatting of a number for CSV (%.12g; "inf", "-inf", "nan").
 std::string fmt(double v);
+// True when `text` spells a non-finite number (nan, -nan, inf, -inf, infinity, any case).
+bool is_nonfinite_text(const std::string& text);
 
 // Guard of an output row: throws std::runtime_error naming the column when a computed value
-// (columns first_output.. of the row) is nan or inf. Input parameters (before first_output) may
+// (columns first_output.. of the row) is nan, inf or -inf (in any spelling fmt or printf uses). Input parameters (before first_output) may
 // legitimately be inf (nu = inf for max-SLR).
 void require_finite(const std::vector<std::string>& row, const std::vector<std::string>& columns,
                     std::size_t first_output, const std::string& where);
@@ -99,6 +123,10 @@ class CsvTable {
   std::vector<std::pair<std::string, std::string>> settings_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// Adds to every option of `app` and its subcommands that takes a value a check rejecting an empty
+// value (`--out ''`, `--activation ''`): empty values, lists and file names are bad input.
+void reject_empty_values(CLI::App& app);
 
 // The full command line of this process (set once by main()).
 void set_command_line(int argc, char** argv);

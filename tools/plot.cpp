@@ -1,8 +1,18 @@
 // gnuplot figures from saddle CSVs (see tools/plot.hpp). The data go to temporary files and a
-// generated script is piped to gnuplot; nothing here depends on a model.
+// generated script file is run by gnuplot (spawned directly, no shell); nothing here depends on a
+// model. Text from the user or the CSV (titles, column names, category values) reaches the script
+// only inside single-quoted gnuplot strings, escaped by gp_string(); the PNG path never reaches
+// gnuplot at all: saddle opens the file itself and gnuplot writes the image to its stdout.
 #include "tools/plot.hpp"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +24,8 @@
 #include <sstream>
 
 #include "tools/cli_common.hpp"
+
+extern char** environ;
 
 namespace saddle {
 namespace {
@@ -39,13 +51,89 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::string tmp_path(const std::string& tag) {
-  char buf[64];
-  static int counter = 0;
-  std::snprintf(buf, sizeof buf, "/tmp/saddle_plot_%d_%d_%s.dat", static_cast<int>(::getpid()), counter++,
-                tag.c_str());
-  return buf;
+// A gnuplot single-quoted string holding `text` literally: '' stands for a quote inside it, and
+// nothing else is special there; control characters (a newline would end the command) become
+// spaces.
+std::string gp_string(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '\'') out += "''";
+    else if (u < 0x20 || u == 0x7f) out += ' ';
+    else out += ch;
+  }
+  return out + "'";
 }
+
+// Temporary files of one plot, removed when it goes out of scope (also on errors).
+class TempFiles {
+ public:
+  TempFiles() = default;
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  ~TempFiles() {
+    for (const auto& p : paths_) ::unlink(p.c_str());
+  }
+  // A new empty file (mkstemp: private, unpredictable name) in $TMPDIR or /tmp.
+  std::string make(const std::string& tag) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/saddle_plot_" + tag + "_XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    const int fd = ::mkstemp(buf.data());
+    if (fd < 0) throw InputError("plot: cannot create a temporary file in '" + pattern + "'");
+    ::close(fd);
+    paths_.emplace_back(buf.data());
+    return paths_.back();
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+// Runs `gnuplot script` with stdout into `png` (opened here) and stderr into a temporary file;
+// throws InputError with gnuplot's first message if it fails or writes nothing. A failed PNG is
+// removed.
+void run_gnuplot(const std::string& script_path, const std::string& png, TempFiles& tmp) {
+  const int out_fd = ::open(png.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (out_fd < 0)
+    throw InputError("plot: cannot write '" + png + "': " + std::strerror(errno));
+  const std::string err_path = tmp.make("stderr");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0);
+  std::string arg0 = "gnuplot", arg1 = script_path;
+  char* argv[] = {&arg0[0], &arg1[0], nullptr};
+  pid_t pid = 0;
+  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  if (spawn_rc == 0)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  struct stat st {};
+  const bool wrote = ::fstat(out_fd, &st) == 0 && st.st_size > 0;
+  ::close(out_fd);
+  if (spawn_rc != 0) {
+    ::unlink(png.c_str());
+    throw InputError("plot: cannot run gnuplot (install gnuplot-nox): " + std::string(std::strerror(spawn_rc)));
+  }
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && wrote;
+  if (!ok) {
+    ::unlink(png.c_str());
+    std::ifstream ef(err_path);
+    std::string line, msg;
+    while (std::getline(ef, line) && msg.size() < 200)
+      if (line.find_first_not_of(" \t^") != std::string::npos) msg += (msg.empty() ? "" : " | ") + line;
+    throw InputError("plot: gnuplot failed writing '" + png + "'" + (msg.empty() ? "" : ": " + msg));
+  }
+}
+
+// The axis label of a column, as gnuplot text: known columns get an enhanced-text label, any
+// other name (from the CSV) is shown literally.
+std::string label_cmd(const std::string& col);
 
 std::string label_of(const std::string& col) {
   static const std::map<std::string, std::string> names{
@@ -57,6 +145,11 @@ std::string label_of(const std::string& col) {
       {"error", "interpolation error"},           {"train_error", "training error"}};
   auto it = names.find(col);
   return it == names.end() ? col : it->second;
+}
+
+std::string label_cmd(const std::string& col) {
+  const std::string l = label_of(col);
+  return gp_string(l) + (l == col ? " noenhanced" : "");
 }
 
 }  // namespace
@@ -166,13 +259,13 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
     }
     return hi / lo >= 100.0;
   };
-  std::vector<std::string> tmpfiles;
+  TempFiles tmp;
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
-  gp << "set output '" << png << "'\n";
+  gp << "set output\n";  // stdout, which run_gnuplot points at the PNG
   gp << "set datafile separator ','\nset key inside top right font ',11' spacing 1.1\nset grid\n";
-  gp << "set xlabel '" << label_of(x) << "'\n";
-  if (!opt.title.empty()) gp << "set title '" << opt.title << "' noenhanced\n";
+  gp << "set xlabel " << label_cmd(x) << "\n";
+  if (!opt.title.empty()) gp << "set title " << gp_string(opt.title) << " noenhanced\n";
   if (is_log(x)) gp << "set logscale x\nset format x '10^{%L}'\n";
   gp << "set lmargin 12\n";
 
@@ -209,8 +302,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
         A[{bv, xv}] = zv;
       }
     }
-    std::string path = tmp_path("heat");
-    tmpfiles.push_back(path);
+    std::string path = tmp.make("heat");
     std::ofstream f(path);
     double last_b = NAN, zmax = 0.0;
     std::size_t n = 0;
@@ -235,10 +327,10 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
     if (n == 0) throw InputError("plot: nothing to draw (no matching rows for the heat map)");
     std::string zlabel = diff_col.empty() ? label_of(z) : z + " (" + diff_a + " - " + diff_b + ")";
     if (zc2 >= 0) zlabel = data.columns[zc] + " - " + data.columns[zc2];
-    gp << "set ylabel '" << label_of(by) << "'\n";
+    gp << "set ylabel " << label_cmd(by) << "\n";
     if (is_log(by)) gp << "set logscale y\nset format y '10^{%L}'\n";
     gp << "set view map\nset pm3d map interpolate 0,0\nset contour base\nset cntrparam levels auto 10\n"
-          "unset key\nset cblabel '" << zlabel << "' noenhanced\n";
+          "unset key\nset cblabel " << gp_string(zlabel) << " noenhanced\n";
     if (!diff_col.empty() || zc2 >= 0) {
       // Diverging palette centred on 0, and the zero contour drawn thick.
       const double m = zmax > 0 ? zmax : 1.0;
@@ -248,7 +340,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
       const double st = m / step > 40 ? 10 * step : (m / step > 16 ? 5 * step : (m / step > 8 ? 2 * step : step));
       gp << "set cntrparam levels incremental " << -std::floor(m / st) * st << "," << st << "," << m << "\n";
     }
-    gp << "splot '" << path << "' using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
+    gp << "splot " << gp_string(path) << " using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
   } else {
     // Curves: one per combination of the other swept parameters and categorical columns.
     std::vector<int> group_cols;
@@ -264,7 +356,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
         group_cols.push_back(static_cast<int>(c));
     }
     const int src = data.col("source");
-    gp << "set ylabel '" << (ycols.size() == 1 ? label_of(ycols[0]) : std::string("value")) << "'\n";
+    gp << "set ylabel " << (ycols.size() == 1 ? label_cmd(ycols[0]) : std::string("'value'")) << "\n";
     std::vector<std::string> refs;
     for (const auto& r : kReferences)
       if (data.col(r) >= 0) refs.push_back(r);
@@ -290,9 +382,7 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
         int se = -1;
         for (const std::string& cand : {col + "_se", std::string("se")})
           if (se < 0) se = data.col(cand);
-        std::string path = tmp_path("curve"), fpath = tmp_path("flagged");
-        tmpfiles.push_back(path);
-        tmpfiles.push_back(fpath);
+        std::string path = tmp.make("curve"), fpath = tmp.make("flagged");
         std::ofstream f(path), ff(fpath);
         const int flag = hints.flag_column.empty() ? -1 : data.col(hints.flag_column);
         std::size_t n = 0, nf = 0;
@@ -312,16 +402,16 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
           ++n;
         }
         if (nf > 0)
-          cmds.push_back("'" + fpath + "' using 1:2 with points pt 6 ps 1.2 lc " + std::to_string(color) +
-                         " title '" + title + " (" + hints.flag_label + ")' noenhanced");
+          cmds.push_back(gp_string(fpath) + " using 1:2 with points pt 6 ps 1.2 lc " + std::to_string(color) +
+                         " title " + gp_string(title + " (" + hints.flag_label + ")") + " noenhanced");
         if (n == 0) return;
         if (mc)
-          cmds.push_back("'" + path + "' using 1:2:3 with yerrorbars pt 7 ps 0.8 lc " + std::to_string(color) +
-                         " title '" + title + " (MC)' noenhanced");
+          cmds.push_back(gp_string(path) + " using 1:2:3 with yerrorbars pt 7 ps 0.8 lc " + std::to_string(color) +
+                         " title " + gp_string(title + " (MC)") + " noenhanced");
         else
-          cmds.push_back("'" + path + "' using 1:2 with " + style +
+          cmds.push_back(gp_string(path) + " using 1:2 with " + style +
                          (style.find(" lc ") == std::string::npos ? " lc " + std::to_string(color) : "") +
-                         " title '" + title + "' noenhanced");
+                         " title " + gp_string(title) + " noenhanced");
       };
       for (const auto& y : ycols) {
         std::string t = (ycols.size() > 1 ? y + (kv.first.empty() ? "" : ", ") : "") + kv.first;
@@ -350,13 +440,13 @@ void plot_csv(const CsvData& data, const PlotHints& hints_in, const PlotOptions&
     for (std::size_t i = 0; i < cmds.size(); ++i) gp << (i ? ", \\\n     " : "") << cmds[i];
     gp << "\n";
   }
-  FILE* pipe = ::popen("gnuplot 2>&1", "w");
-  if (!pipe) throw InputError("plot: cannot run gnuplot (install gnuplot-nox)");
-  std::string script = gp.str();
-  std::fwrite(script.data(), 1, script.size(), pipe);
-  int rc = ::pclose(pipe);
-  for (const auto& t : tmpfiles) std::remove(t.c_str());
-  if (rc != 0) throw InputError("plot: gnuplot failed (exit " + std::to_string(rc) + ") writing '" + png + "'");
+  const std::string script_path = tmp.make("script");
+  {
+    std::ofstream sf(script_path);
+    sf << gp.str();
+    if (!sf) throw InputError("plot: cannot write the gnuplot script '" + script_path + "'");
+  }
+  run_gnuplot(script_path, png, tmp);
 }
 
 }  // namespace saddle

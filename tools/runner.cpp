@@ -5,8 +5,11 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +39,35 @@ std::string join_row(const std::vector<std::string>& row) {
   return s;
 }
 
+std::size_t count_fields(const std::string& line) {
+  std::size_t n = 1;
+  for (char ch : line) n += ch == ',';
+  return n;
+}
+
+// A data line as the runner writes it: as many fields as columns, no '#' or control characters
+// (a line from a corrupt, truncated or edited file is refused rather than copied).
+bool well_formed_row(const std::string& line, std::size_t ncols) {
+  if (line.empty() || line[0] == '#') return false;
+  for (unsigned char ch : line)
+    if (ch < 0x20 || ch == 0x7f) return false;
+  return count_fields(line) == ncols;
+}
+
+// Parses a non-negative decimal integer (digits only, no sign, no spaces) into `out`; false when
+// malformed or above `max`.
+bool parse_count(const std::string& t, long long max, long long& out) {
+  if (t.empty() || t.size() > 18) return false;
+  long long v = 0;
+  for (char ch : t) {
+    if (ch < '0' || ch > '9') return false;
+    v = v * 10 + (ch - '0');
+  }
+  if (v > max) return false;
+  out = v;
+  return true;
+}
+
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
@@ -49,29 +81,66 @@ struct Shard {
   int index = 0, count = 1;
 };
 
+// Largest shard count: far above any cluster array, small enough for every index computation.
+constexpr long long kMaxShards = 1000000;
+
+// "i/N" with 0 <= i < N <= kMaxShards (digits only); false otherwise.
+bool parse_shard_text(const std::string& t, Shard& s) {
+  const std::size_t slash = t.find('/');
+  if (slash == std::string::npos) return false;
+  long long i = 0, n = 0;
+  if (!parse_count(t.substr(0, slash), kMaxShards, i) || !parse_count(t.substr(slash + 1), kMaxShards, n))
+    return false;
+  if (n < 1 || i >= n) return false;
+  s.index = static_cast<int>(i);
+  s.count = static_cast<int>(n);
+  return true;
+}
+
 Shard parse_shard(const std::string& text) {
   Shard s;
-  std::string t = text;
+  std::string t = text, what = "--shard";
   if (t.empty()) {
     const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
     const char* cnt = std::getenv("SLURM_ARRAY_TASK_COUNT");
     if (!id || !cnt) return s;
     const char* mn = std::getenv("SLURM_ARRAY_TASK_MIN");
-    long i = std::atol(id) - (mn ? std::atol(mn) : 0);
-    t = std::to_string(i) + "/" + cnt;
+    long long i = 0, lo = 0;
+    if (!parse_count(id, kMaxShards * 1000, i) || (mn && !parse_count(mn, kMaxShards * 1000, lo)) || i < lo)
+      throw InputError("SLURM_ARRAY_TASK_ID/MIN: not a task index ('" + std::string(id) + "')");
+    t = std::to_string(i - lo) + "/" + cnt;
+    what = "SLURM_ARRAY_TASK_ID/COUNT";
   }
-  std::size_t slash = t.find('/');
-  char* e1 = nullptr;
-  char* e2 = nullptr;
-  if (slash == std::string::npos) throw InputError("--shard: expected i/N, got '" + t + "'");
-  std::string a = t.substr(0, slash), b = t.substr(slash + 1);
-  long i = std::strtol(a.c_str(), &e1, 10), n = std::strtol(b.c_str(), &e2, 10);
-  if (a.empty() || b.empty() || *e1 || *e2 || n < 1 || i < 0 || i >= n)
-    throw InputError("--shard: expected i/N with 0 <= i < N, got '" + t + "'");
-  s.index = static_cast<int>(i);
-  s.count = static_cast<int>(n);
+  if (!parse_shard_text(t, s))
+    throw InputError(what + ": expected i/N with 0 <= i < N <= " + std::to_string(kMaxShards) + ", got '" +
+                     t + "'");
   return s;
 }
+
+// SIGINT/SIGTERM during run_grid: the signal number, 0 when none arrived.
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+  std::signal(sig, SIG_DFL);  // a second signal ends the process at once
+}
+
+// Installs the handler for the lifetime of a run and restores the previous one.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_signal = 0;
+    old_int_ = std::signal(SIGINT, on_stop_signal);
+    old_term_ = std::signal(SIGTERM, on_stop_signal);
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+
+ private:
+  void (*old_int_)(int);
+  void (*old_term_)(int);
+};
 
 std::vector<std::string> header_lines(const GridJob& job, const Shard& sh) {
   std::vector<std::string> h;
@@ -88,7 +157,7 @@ std::vector<std::string> header_lines(const GridJob& job, const Shard& sh) {
 // Cache of finished chains: one file per (settings, columns, chain key).
 class ChainCache {
  public:
-  ChainCache(const std::string& dir, const GridJob& job) : dir_(dir) {
+  ChainCache(const std::string& dir, const GridJob& job) : dir_(dir), ncols_(job.columns.size()) {
     for (const auto& kv : job.settings) prefix_ += kv.first + "=" + kv.second + "\n";
     prefix_ += join_row(job.columns) + "\n" + SADDLE_VERSION + "\n";
   }
@@ -103,7 +172,10 @@ class ChainCache {
     std::istringstream rest(key.substr(want.size()));
     std::string line;
     lines.clear();
-    while (std::getline(rest, line)) lines.push_back(line);
+    while (std::getline(rest, line)) {
+      if (!well_formed_row(line, ncols_)) return false;  // a damaged cache entry is recomputed
+      lines.push_back(line);
+    }
     return lines.size() == c.size;
   }
   void store(const Chain& c, const std::vector<std::string>& lines) const {
@@ -126,6 +198,7 @@ class ChainCache {
     return dir_ + "/" + buf + ".chain";
   }
   std::string dir_, prefix_;
+  std::size_t ncols_;
 };
 
 class Progress {
@@ -169,11 +242,16 @@ std::vector<std::string> read_resume(const std::string& path, const std::vector<
                        std::to_string(i + 1) + " differs)");
   }
   std::vector<std::string> data;
+  const std::size_t ncols = count_fields(header.back());
   for (std::size_t i = header.size(); i < lines.size(); ++i) {
     if (lines[i].rfind(kTimingPrefix, 0) == 0) {
       complete = true;
       break;
     }
+    if (!well_formed_row(lines[i], ncols))
+      throw InputError("--resume: line " + std::to_string(i + 1) + " of '" + path +
+                       "' is not a data row of this table (" + std::to_string(ncols) +
+                       " fields expected); the file is damaged");
     data.push_back(lines[i]);
   }
   return data;
@@ -238,6 +316,8 @@ void add_run_options(CLI::App* sub, RunOptions& r) {
   sub->add_option("--threads", r.threads, "OpenMP threads (0: default)")->group("Run");
   sub->add_flag("!--no-progress", r.progress, "No progress bar on stderr")->group("Run");
   sub->add_option("--cache", r.cache_dir, "Cache directory for computed chains")->group("Run");
+  sub->add_flag("--strict", r.strict, "Stop at the first point that did not converge (exit code 3)")
+      ->group("Run");
 }
 
 void run_grid(const GridJob& job, const RunOptions& r) {
@@ -246,6 +326,9 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   if (r.threads > 0) omp_set_num_threads(r.threads);
   const Shard sh = parse_shard(r.shard);
   if (r.resume && (r.out.empty() || r.out == "-")) throw InputError("--resume needs --out FILE");
+  if (static_cast<std::size_t>(sh.count) > std::max<std::size_t>(job.chains.size(), 1))
+    throw InputError("--shard: " + std::to_string(sh.count) + " shards for " +
+                     std::to_string(job.chains.size()) + " chains (at most one shard per chain)");
   int rank = 0, nranks = 1;
 #ifdef SADDLE_HAVE_MPI
   int mpi_on = 0;
@@ -295,6 +378,23 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     os->flush();
   }
   const ChainCache cache(r.cache_dir, job);
+  int conv_col = -1;
+  for (std::size_t j = 0; j < job.columns.size(); ++j)
+    if (job.columns[j] == "converged") conv_col = static_cast<int>(j);
+  auto unconverged = [&](const std::string& line) {
+    if (conv_col < 0) return false;
+    std::size_t pos = 0;
+    for (int f = 0; f < conv_col && pos != std::string::npos; ++f) {
+      pos = line.find(',', pos);
+      if (pos != std::string::npos) ++pos;
+    }
+    return pos != std::string::npos && line.compare(pos, 2, "0,") == 0;
+  };
+  std::size_t n_unconverged = 0;
+  for (const auto& l : previous) n_unconverged += unconverged(l);
+  std::string strict_row;  // under --strict: the first unconverged row written
+  std::atomic<bool> stop{false};
+  StopSignals signals;
   std::size_t todo_points = 0;
   for (std::size_t c = first; c < hi; ++c) todo_points += job.chains[c].size;
   Progress progress(todo_points, r.progress && rank == 0);
@@ -308,10 +408,18 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   std::size_t next_to_write = first;
   std::mutex mu;
   auto flush_prefix = [&] {  // under mu, rank 0: write the finished prefix in chain order
-    while (next_to_write < hi && ready[next_to_write - first]) {
+    while (next_to_write < hi && ready[next_to_write - first] && strict_row.empty()) {
       for (const auto& l : done[next_to_write - first]) {
         *os << l << "\n";
         all_lines.push_back(l);
+        if (unconverged(l)) {
+          ++n_unconverged;
+          if (r.strict) {
+            strict_row = l;
+            stop = true;
+            break;
+          }
+        }
       }
       done[next_to_write - first].clear();
       ++next_to_write;
@@ -322,6 +430,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t k = 0; k < mine.size(); ++k) {
     const std::size_t c = mine[k];
+    if (stop || g_signal) continue;  // --strict failure or SIGINT: start no new chain
     std::vector<std::string> lines;
     try {
       if (!cache.load(job.chains[c], lines)) {
@@ -347,6 +456,17 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     if (rank == 0 && nranks == 1) flush_prefix();
   }
   if (!error.empty()) throw std::runtime_error(error);
+  if (rank == 0 && nranks == 1 && (g_signal || !strict_row.empty())) {
+    flush_prefix();  // every complete chain (up to the failing row under --strict), no timing line
+    os->flush();
+    if (file) file->close();
+    const std::string where = file ? "'" + r.out + "'" : std::string("stdout");
+    if (!strict_row.empty())
+      throw StrictFailure("--strict: a point did not converge (row: " + strict_row + "); " +
+                          std::to_string(all_lines.size()) + " rows written to " + where);
+    throw Interrupted("interrupted: " + std::to_string(all_lines.size()) + " complete rows written to " +
+                      where + (file ? "; run the same command with --resume to finish" : ""));
+  }
 #ifdef SADDLE_HAVE_MPI
   if (nranks > 1) {
     if (rank != 0) {
@@ -384,6 +504,10 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   }
 #endif
   flush_prefix();
+  if (!strict_row.empty()) {
+    if (file) file->close();
+    throw StrictFailure("--strict: a point did not converge (row: " + strict_row + ")");
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s %zu rows, %.3f s, threads=%d, ranks=%d", kTimingPrefix,
@@ -394,6 +518,9 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     file->close();
     if (!*file) throw InputError("--out: error while writing '" + r.out + "'");
   }
+  if (n_unconverged > 0)
+    std::cerr << "saddle: warning: " << n_unconverged << " of " << all_lines.size()
+              << " points did not converge (converged = 0 in their rows; --strict stops at the first)\n";
   if (!r.plot.empty()) {
     CsvData data;
     data.comments.assign(header.begin(), header.end() - 1);
@@ -440,8 +567,13 @@ void run_merge(const MergeCli& m) {
         break;
       }
       if (in_header && line.rfind(kShardPrefix, 0) == 0) {
-        if (std::sscanf(line.c_str() + std::strlen(kShardPrefix), " %d/%d", &part.index, &part.count) != 2)
-          throw InputError("merge: '" + p + "' has a malformed shard line");
+        Shard sh;
+        std::string t = line.substr(std::strlen(kShardPrefix));
+        if (!t.empty() && t[0] == ' ') t.erase(0, 1);
+        if (part.index >= 0 || !parse_shard_text(t, sh))
+          throw InputError("merge: '" + p + "' has a malformed shard line (expected '# shard: i/N', 0 <= i < N)");
+        part.index = sh.index;
+        part.count = sh.count;
         continue;
       }
       if (in_header) {
@@ -453,12 +585,21 @@ void run_merge(const MergeCli& m) {
     }
     if (part.header.empty() || part.header[0].rfind("# saddle ", 0) != 0)
       throw InputError("merge: '" + p + "' is not a saddle CSV");
+    if (in_header) throw InputError("merge: '" + p + "' has no column header line");
     if (part.index < 0) throw InputError("merge: '" + p + "' is not a shard output (no '# shard:' line)");
     if (!complete) throw InputError("merge: '" + p + "' is incomplete (no '# timing:' line); finish it with --resume");
+    const std::size_t ncols = count_fields(part.header.back());
+    for (std::size_t i = 0; i < part.data.size(); ++i)
+      if (!well_formed_row(part.data[i], ncols))
+        throw InputError("merge: '" + p + "': data row " + std::to_string(i + 1) + " is malformed (" +
+                         std::to_string(ncols) + " fields expected)");
     parts.push_back(std::move(part));
   }
   if (parts.empty()) throw InputError("merge: no input files");
   const int N = parts[0].count;
+  if (static_cast<std::size_t>(N) > parts.size())
+    throw InputError("merge: the parts are shards of " + std::to_string(N) + " but only " +
+                     std::to_string(parts.size()) + " files were given");
   std::vector<const Part*> by_index(N, nullptr);
   for (const auto& p : parts) {
     if (p.count != N) throw InputError("merge: parts come from different shard counts");
@@ -483,6 +624,8 @@ void run_merge(const MergeCli& m) {
     std::ofstream f(m.out);
     if (!f) throw InputError("--out: cannot open '" + m.out + "' for writing");
     f << os.str();
+    f.close();
+    if (!f) throw InputError("--out: error while writing '" + m.out + "'");
   }
 }
 

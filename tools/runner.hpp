@@ -27,6 +27,7 @@ struct RunOptions {
   int threads = 0;        // --threads N (0: OpenMP default)
   bool progress = true;   // --no-progress disables the stderr progress bar
   std::string cache_dir;  // --cache DIR: reuse chains computed before with the same settings
+  bool strict = false;    // --strict: stop at the first unconverged point (exit 3)
   PlotOptions plot_options;
 };
 void add_run_options(CLI::App* sub, RunOptions& r);
@@ -47,6 +48,11 @@ struct GridJob {
 
 // Runs the job according to `r` and writes the CSV (and the plot). Throws InputError for bad
 // run options (malformed --shard, --resume without --out, a resume file made differently).
+// When the columns include `converged`, rows with converged = 0 are counted: the run writes
+// every row and then one summary line on stderr, or with --strict throws StrictFailure after the
+// rows before and including the first such row. SIGINT during the run stops it after the chains
+// in progress: their rows are written (no timing line, so --resume continues the file) and
+// Interrupted is thrown.
 void run_grid(const GridJob& job, const RunOptions& r);
 
 // --plot for subcommands that write one table (Monte Carlo, validation, Hermite data).

@@ -1,9 +1,13 @@
 // main() of the `saddle` program: builds the CLI11 app from the subcommand modules, and turns
-// every input error into one line on stderr with exit code 2 (no partial CSV on stdout).
+// every input error into one line on stderr with exit code 2 (no partial CSV on stdout). Exit
+// codes (README "Errors and exit codes"): 0 ok, 1 validation disagreement or internal error,
+// 2 bad input, 3 --strict and a point did not converge, 130 interrupted by SIGINT/SIGTERM.
 #include <gsl/gsl_errno.h>
 
 #include <cstdlib>
+#include <new>
 #include <iostream>
+#include <string>
 
 #ifdef SADDLE_HAVE_MPI
 #include <mpi.h>
@@ -17,6 +21,15 @@ namespace {
 int rank0 = 1;  // 0 on MPI ranks other than 0: they stay silent about errors
 
 int run(int argc, char** argv);
+
+// An error message as one line: control characters (a newline in a file name or a title) are
+// shown as '?', so stderr always gets exactly one line per error.
+std::string one_line(const char* what) {
+  std::string s = what;
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return s;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +68,7 @@ int run(int argc, char** argv) {
   saddle::register_groups(app);
   saddle::register_merge(app);
   saddle::register_plot(app);
+  saddle::reject_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -64,13 +78,22 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << " (see --help)\n";
+    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << " (see --help)\n";
     return 2;
   } catch (const saddle::InputError& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
-    return 2;
+    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
+    return saddle::kExitBadInput;
+  } catch (const saddle::StrictFailure& e) {
+    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
+    return saddle::kExitStrict;
+  } catch (const saddle::Interrupted& e) {
+    if (rank0) std::cerr << "saddle: " << one_line(e.what()) << "\n";
+    return saddle::kExitInterrupted;
+  } catch (const std::bad_alloc&) {
+    if (rank0) std::cerr << "saddle: error: out of memory (reduce the grid or the sizes)\n";
+    return 1;
   } catch (const std::exception& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
+    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
     return 1;
   }
   return 0;
