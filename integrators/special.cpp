@@ -1,25 +1,33 @@
-// Out-of-line special functions: Mills ratio (continued fraction for large x), log Phi, normal quantile.
+// Out-of-line special functions: Mills ratio (Boost.Math continued fraction for large x), log Phi,
+// normal quantile.
 #include "integrators/special.hpp"
 
 #include <gsl/gsl_cdf.h>
+
+#include <boost/math/tools/fraction.hpp>
+#include <cstdint>
+#include <limits>
+#include <utility>
 
 namespace saddle {
 
 double mills_ratio(double x) {
   if (x < 5.0) return norm_cdf(-x) / norm_pdf(x);
-  // Lentz evaluation of R(x) = 1/(x + 1/(x + 2/(x + 3/(x + ...)))).
-  const double tiny = 1e-300;
-  double f = x, C = x, Dd = 0.0;
-  for (int k = 1; k < 500; ++k) {
-    Dd = x + k * Dd;
-    if (std::fabs(Dd) < tiny) Dd = tiny;
-    C = x + k / C;
-    if (std::fabs(C) < tiny) C = tiny;
-    Dd = 1.0 / Dd;
-    double delta = C * Dd;
-    f *= delta;
-    if (std::fabs(delta - 1.0) < 1e-16) break;
-  }
+  // R(x) = 1/(x + 1/(x + 2/(x + 3/(x + ...)))) (Laplace's continued fraction), evaluated by
+  // Boost.Math's modified-Lentz continued_fraction_b: b0 = x, then (a_k, b_k) = (k, x).
+  struct Terms {
+    using result_type = std::pair<double, double>;
+    double x;
+    int k = 0;
+    std::pair<double, double> operator()() {
+      const std::pair<double, double> t{double(k), x};
+      ++k;
+      return t;
+    }
+  } terms{x};
+  std::uintmax_t max_terms = 500;
+  const double f = boost::math::tools::continued_fraction_b(
+      terms, std::numeric_limits<double>::epsilon(), max_terms);
   return 1.0 / f;
 }
 
