@@ -1,0 +1,11 @@
+// The models served by the generic subcommand (tools/model_command.hpp): one line each.
+#include "equations/ridge_classifier.hpp"
+#include "tools/model_command.hpp"
+
+namespace saddle {
+
+void register_models(CLI::App& app) {
+  register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier
+}
+
+}  // namespace saddle
