@@ -24,6 +24,9 @@
 #include <tuple>
 #include <utility>
 
+#include <boost/math/tools/minima.hpp>
+#include <cstdint>
+
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 
@@ -1129,59 +1132,18 @@ LinearOptimum linear_closed_form(Task task, const std::vector<int>& lengths, dou
 // Optimisation (§3.4).
 namespace {
 
-// Brent's minimiser on [a, b] (golden section + parabolic steps), x tolerance tol.
+// Brent's minimiser on [a, b] (golden section + parabolic steps) by Boost.Math's
+// brent_find_minima, to an absolute x tolerance of about tol: Boost's stopping rule is
+// |x - mid| <= 2 (eps |x| + eps/4) - (b - a)/2 with eps = 2^(1 - bits), so eps is chosen as
+// tol / max(1, |a|, |b|) rounded down to a power of two.
 double brent_min(const std::function<double(double)>& f, double a, double b, double tol,
-                 double& fx_out, double x0 = kNaN, double f0 = kNaN) {
-  const double cgold = 0.3819660112501051;
-  double x = std::isnan(x0) ? a + cgold * (b - a) : x0;
-  double w = x, v = x;
-  double fx = std::isnan(f0) ? f(x) : f0;
-  double fw = fx, fv = fx;
-  double d = 0.0, e = 0.0;
-  for (int iter = 0; iter < 200; ++iter) {
-    const double xm = 0.5 * (a + b);
-    const double tol1 = tol + 1e-10 * std::abs(x), tol2 = 2.0 * tol1;
-    if (std::abs(x - xm) <= tol2 - 0.5 * (b - a)) break;
-    if (std::abs(e) > tol1) {
-      double r = (x - w) * (fx - fv);
-      double q = (x - v) * (fx - fw);
-      double p = (x - v) * q - (x - w) * r;
-      q = 2.0 * (q - r);
-      if (q > 0.0) p = -p;
-      q = std::abs(q);
-      const double etemp = e;
-      e = d;
-      if (std::abs(p) >= std::abs(0.5 * q * etemp) || p <= q * (a - x) || p >= q * (b - x)) {
-        e = (x >= xm) ? a - x : b - x;
-        d = cgold * e;
-      } else {
-        d = p / q;
-        const double u = x + d;
-        if (u - a < tol2 || b - u < tol2) d = xm - x >= 0 ? tol1 : -tol1;
-      }
-    } else {
-      e = (x >= xm) ? a - x : b - x;
-      d = cgold * e;
-    }
-    const double u = std::abs(d) >= tol1 ? x + d : x + (d >= 0 ? tol1 : -tol1);
-    const double fu = f(u);
-    if (fu <= fx) {
-      if (u >= x) a = x; else b = x;
-      v = w; fv = fw;
-      w = x; fw = fx;
-      x = u; fx = fu;
-    } else {
-      if (u < x) a = u; else b = u;
-      if (fu <= fw || w == x) {
-        v = w; fv = fw;
-        w = u; fw = fu;
-      } else if (fu <= fv || v == x || v == w) {
-        v = u; fv = fu;
-      }
-    }
-  }
-  fx_out = fx;
-  return x;
+                 double& fx_out) {
+  const double scale = std::max({1.0, std::abs(a), std::abs(b)});
+  const int bits = std::min(52, static_cast<int>(std::ceil(1.0 - std::log2(tol / scale))));
+  std::uintmax_t max_iter = 200;
+  const auto r = boost::math::tools::brent_find_minima(f, a, b, bits, max_iter);
+  fx_out = r.second;
+  return r.first;
 }
 
 // Scan f on the points xs, then Brent on the bracket around the best point. Returns argmin.
@@ -1196,7 +1158,7 @@ double scan_then_brent(const std::function<double(double)>& f, const std::vector
   const double lo = xs[ib == 0 ? 0 : ib - 1];
   const double hi = xs[ib + 1 < xs.size() ? ib + 1 : ib];
   double fx;
-  double x = brent_min(f, lo, hi, tol, fx, xs[ib], fs[ib]);
+  double x = brent_min(f, lo, hi, tol, fx);
   if (fs[ib] < fx) {
     x = xs[ib];
     fx = fs[ib];
@@ -1284,9 +1246,9 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
       const double lo_m = std::max(0.0, m_best - w), hi_m = std::min(m_max, m_best + w);
       double f0 = risk_m(m_best, b_dummy);
       double fx;
-      double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m,
-                           std::max(opt.tol, 1e-5), fx, m_best, f0);
-      m_best = x;
+      const double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m,
+                                 std::max(opt.tol, 1e-5), fx);
+      if (fx <= f0) m_best = x;
       m_cap = m_best >= m_max * (1.0 - 1e-4);
     }
   }
