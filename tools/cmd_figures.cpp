@@ -261,7 +261,8 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
   gp << "set output " << gp_quote(png) << "\n";
-  gp << "set datafile separator ','\nset grid\nset key outside right top font ',10' spacing 1.1\n";
+  gp << "set datafile separator ','\nset grid\nset key below left maxcols 3 font ',10' spacing 1.1\n";
+  gp << "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
   gp << "set title " << gp_quote(panel.title) << " noenhanced\n";
   // Axis labels are gnuplot enhanced text ({/Symbol n}); only {parameter} is replaced.
   std::string xlabel = panel.xlabel;
@@ -372,7 +373,10 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         for (std::size_t i = 0; i < argv.size(); ++i) shown += (i ? " " : "") + argv[i];
         std::cerr << "[figures] " << panel.name << ": " << shown << "\n";
         const std::string log = tmpdir + "/run_" + std::to_string(done.size()) + ".log";
+        const auto r0 = std::chrono::steady_clock::now();
         int rc = spawn_wait("/proc/self/exe", full, log, false);
+        std::fprintf(stderr, "[figures]   %.1f s\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
         if (rc != 0)
           throw std::runtime_error("figures: panel " + panel.name + ": '" + shown + "' failed (exit " +
                                    std::to_string(rc) + "): " + tail_of(log, 600));

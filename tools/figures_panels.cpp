@@ -18,9 +18,9 @@ namespace {
 // a small grid, compared with the replica prediction at that alpha and lambda (L <= 4, softmax
 // and linear; no replica exists for erf / softplus).
 const char* kSlrSim =
-    "alpha_sim=100 D=100 seeds=4 lambdas=0.01,0.1 points=2048 reps=8";
+    "alpha_sim=100 D=100 seeds=4 lambdas=0.01,0.1 points=1024 reps=4";
 const char* kSlrSimQuick =
-    "alpha_sim=60 D=40 seeds=3 lambdas=0.01,0.1 points=512 reps=4";
+    "alpha_sim=40 D=80 seeds=3 lambdas=0.1 points=512 reps=2";
 
 std::vector<Panel> make_panels() {
   std::vector<Panel> p;
@@ -29,7 +29,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"slr_fig1", "SLR Fig. 1: population risk, spiked SLR, softmax vs linear attention",
                "signal strength {/Symbol n}", "population risk", false, false,
                std::string("Ls=2,3 nu=0:5:26 nu_sim=1,2,3,4 ") + kSlrSim,
-               std::string("nu=0:5:11 nu_sim=1,3 ") + kSlrSimQuick,
+               std::string("nu=0:5:6 nu_sim=2 ") + kSlrSimQuick,
                {{"theory", "{activation}, L={L}", "nu", "risk", "",
                  "slr population --task spiked --L {Ls} --nu {nu} --activation softmax,linear"},
                 {"bayes", "Bayes, L={L}", "nu", "bayes_risk", "",
@@ -45,7 +45,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"slr_fig2a", "SLR Fig. 2a: population risk, spiked SLR, L = 2, four attentions",
                "signal strength {/Symbol n}", "population risk", false, false,
                std::string("L=2 nu=0:5:26 nu_sim=1,2,3,4 ") + kSlrSim,
-               std::string("nu=0:5:11 nu_sim=1,3 ") + kSlrSimQuick,
+               std::string("nu=0:5:6 nu_sim=2 ") + kSlrSimQuick,
                {{"theory", "{activation}", "nu", "risk", "",
                  "slr population --task spiked --L {L} --nu {nu} --activation softmax,linear,erf,softplus"},
                 {"bayes", "Bayes", "nu", "bayes_risk", "",
@@ -61,7 +61,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"slr_fig2b", "SLR Fig. 2b: population risk, max-SLR at nu = infinity, against L",
                "sequence length L", "population risk", true, false,
                std::string("Ls=2,3,5,10,20,50,100,200,500,1000,2000,5000,10000 L_sim=2,3,10 L_rep=2,3 ") + kSlrSim,
-               std::string("Ls=2,3,10,100,1000,10000 L_sim=2,3 L_rep=2,3 ") + kSlrSimQuick,
+               std::string("Ls=2,10,100,1000,10000 L_sim=2 L_rep=2 ") + kSlrSimQuick,
                {{"theory", "{activation}", "L", "risk", "",
                  "slr population --task max --nu inf --L {Ls} --activation softmax,linear,erf,softplus"},
                 {"bayes", "Bayes (0 at nu = inf)", "L", "bayes_risk", "",
@@ -77,7 +77,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"slr_fig2c", "SLR Fig. 2c: population risk, max-SLR, L uniform on {1,2,3}",
                "signal strength {/Symbol n}", "population risk", false, false,
                std::string("Ldist=1,2,3 nu=0:5:26 nu_sim=1,2,3,4 ") + kSlrSim,
-               std::string("nu=0:5:11 nu_sim=1,3 ") + kSlrSimQuick,
+               std::string("nu=0:5:6 nu_sim=2 ") + kSlrSimQuick,
                {{"theory", "{activation}", "nu", "risk", "",
                  "slr population --task max --L-dist {Ldist} --nu {nu} --activation softmax,linear,erf,softplus"},
                 {"bayes", "Bayes", "nu", "bayes_risk", "",
@@ -92,8 +92,8 @@ std::vector<Panel> make_panels() {
 
   // Fig. 3: test error of ridge ERM against alpha (replica, informed start), Bayes-optimal error,
   // direct ERM (L-BFGS from the informed start) at finite D.
-  const char* fig3 = "L=3 lambda=0.1 alpha=0.25:8:24 alpha_sim=0.5,1,2,3,4,6,8 D=200 seeds=4 points=2048 reps=8";
-  const char* fig3q = "alpha=0.5:6:6 alpha_sim=1,3,6 D=60 seeds=3 points=512 reps=4";
+  const char* fig3 = "L=3 lambda=0.1 alpha=0.5:8:16 alpha_sim=0.5,1,2,3,4,6,8 D=300 seeds=4 points=1024 reps=4";
+  const char* fig3q = "alpha=1,2,3,4,5,6 alpha_sim=5 D=200 seeds=3 points=512 reps=2";
   auto fig3_runs = [] {
     return std::vector<FigureRun>{
         {"theory", "{activation}", "alpha", "test_error", "test_error_se",
@@ -129,7 +129,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig1b", "RMT Fig. 1b: ridge interpolation error against p (gamma = 1e-5, |mu|^2 = 1)",
                "number of features p (n = {n})", "interpolation error", true, true,
                "n=1024 gamma=1e-5 snr=1 c=0.05:4:60:log c_sim=0.1,0.25,0.5,0.8,1.25,2,3 draws=6",
-               "n=128 c_sim=0.25,0.5,2 draws=4",
+               "n=256 c_sim=0.25,0.5,2 draws=4",
                {{"theory", "ridge", "c*{n}", "error", "", "rmt ridge --c {c} --gamma {gamma} --snr {snr}"},
                 {"mc", "ridge", "p", "mean", "se",
                  "mc rmt --n {n} --c {c_sim} --gamma {gamma} --snr {snr} --model ridge --draws {draws}", "theory"}}});
@@ -159,19 +159,19 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig2a", "RMT Fig. 2a: tanh attention and ridge against gamma (p = 2048, n = 512, |mu|^2 = 1)",
                "ridge {/Symbol g}", "interpolation error", true, true,
                "act=tanh n=512 c=4 snr=1 gamma=1e-6:10:29:log gamma_sim=1e-6:10:8:log draws=8",
-               "n=128 gamma_sim=1e-5:1:6:log draws=4",
+               "n=256 gamma_sim=1e-5:1:6:log draws=4",
                fig2_runs("gamma", "gamma", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma_sim} --snr {snr}")});
   p.push_back({"rmt_fig2b", "RMT Fig. 2b: tanh attention and ridge against p (gamma = 1e-5, |mu|^2 = 1)",
                "number of features p (n = {n})", "interpolation error", true, true,
                "act=tanh n=1024 gamma=1e-5 snr=1 c=0.05:4:60:log c_sim=0.1,0.25,0.5,0.8,1.25,2,3 draws=6",
-               "n=128 c_sim=0.25,0.5,2 draws=4",
+               "n=256 c_sim=0.25,0.5,2 draws=4",
                fig2_runs("c*{n}", "p", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c_sim} --gamma {gamma} --snr {snr}")});
   p.push_back({"rmt_fig2c", "RMT Fig. 2c: tanh attention and ridge against |mu|^2 (p = 512, n = 2048, gamma = 1e-5)",
                "signal strength |{/Symbol m}|^2", "interpolation error", false, false,
                "act=tanh n=2048 c=0.25 gamma=1e-5 snr=0:4:21 snr_sim=0,1,2,3,4 draws=6",
-               "n=256 snr_sim=0,2,4 draws=4",
+               "n=512 snr_sim=0,2,4 draws=4",
                fig2_runs("snr", "snr", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma} --snr {snr_sim}")});
 
@@ -180,7 +180,7 @@ std::vector<Panel> make_panels() {
                "c = p/n", "interpolation error", true, true,
                "acts=tanh,relu,erf,sigmoid,cos,texp:2 gamma=1e-2 snr=1 c=0.05:4:40:log c_sim=0.1,0.3,1,3 n=512 "
                "draws=6",
-               "c_sim=0.3,2 n=128 draws=3",
+               "c_sim=0.5,2 n=256 draws=8",
                {{"theory", "{activation}", "c", "error", "",
                  "rmt attention --c {c} --gamma {gamma} --snr {snr} --activation {acts} --wk 1,0,0 --wq 1,0,0"},
                 {"theory", "ridge", "c", "error_ridge", "",
@@ -198,7 +198,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_alignment", "RMT: tanh attention error against the alignment |w|, w_K = w_Q = |w| mu-hat",
                "alignment strength |w|", "interpolation error", false, false,
                "act=tanh c=0.5 gamma=1e-2 snr=1 ws=0:3:25 ws_sim=0,0.5,1,1.5,2,3 n=512 draws=6",
-               "ws=0:3:7 ws_sim=0,1,3 n=128 draws=3",
+               "ws=0:3:7 ws_sim=0,1 n=256 draws=6",
                {{"theory", "{activation}", "@each", "error", "",
                  "rmt attention --c {c} --gamma {gamma} --snr {snr} --activation {act} --wk {each:ws},0,0 "
                  "--wq {each:ws},0,0"},
