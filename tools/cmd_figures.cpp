@@ -262,7 +262,7 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
   gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
   gp << "set output " << gp_quote(png) << "\n";
   gp << "set datafile separator ','\nset grid\nset key below left maxcols 3 font ',10' spacing 1.1\n";
-  gp << "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
+  if (!panel.logx) gp << "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
   gp << "set title " << gp_quote(panel.title) << " noenhanced\n";
   // Axis labels are gnuplot enhanced text ({/Symbol n}); only {parameter} is replaced.
   std::string xlabel = panel.xlabel;
@@ -590,14 +590,38 @@ void run_figures(const FigureOptions& o) {
   }
   cleanup();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CsvTable summary({"panel", "seconds", "markers", "compared_rs_stable", "max_abs_z", "compared_rs_unstable"});
-  summary.setting("mode", o.quick ? "quick" : "full");
-  summary.setting("total_seconds", fmt(std::round(total * 10) / 10));
+  // summary.csv: one row per panel, the latest run of each (rows of panels not run now are kept).
+  const std::vector<std::string> cols{"panel", "seconds", "markers", "compared_rs_stable", "max_abs_z",
+                                      "compared_rs_unstable", "mode"};
+  std::map<std::string, std::vector<std::string>> latest;
+  const std::string summary_path = o.out + "/summary.csv";
+  {
+    std::ifstream probe(summary_path);
+    if (probe) {
+      try {
+        const CsvData old = read_csv(summary_path);
+        if (old.columns == cols)
+          for (const auto& r : old.rows) latest[r[0]] = r;
+      } catch (const InputError&) {
+      }
+    }
+  }
   for (const auto& s : sums)
-    summary.add_row({s.name, fmt(std::round(s.seconds * 10) / 10), std::to_string(s.markers),
-                     std::to_string(s.compared), fmt(std::round(s.max_z * 100) / 100),
-                     std::to_string(s.compared_unstable)});
-  summary.write_to(o.out + "/summary" + (o.only.empty() ? "" : "_only") + ".csv");
+    latest[s.name] = {s.name, fmt(std::round(s.seconds * 10) / 10), std::to_string(s.markers),
+                      std::to_string(s.compared), fmt(std::round(s.max_z * 100) / 100),
+                      std::to_string(s.compared_unstable), o.quick ? "quick" : "full"};
+  CsvTable summary(cols);
+  summary.setting("columns", "seconds: wall time of the panel's latest run; compared_rs_stable: markers with a z-score "
+                             "against an RS-stable (or non-replica) theory point; max_abs_z over those");
+  double sum_seconds = 0;
+  for (const auto& p : panels) {
+    auto it = latest.find(p.name);
+    if (it == latest.end()) continue;
+    summary.add_row(it->second);
+    sum_seconds += std::strtod(it->second[1].c_str(), nullptr);
+  }
+  summary.setting("sum_of_panel_seconds", fmt(std::round(sum_seconds)));
+  summary.write_to(summary_path);
   std::fprintf(stderr, "[figures] %zu panels in %.1f s -> %s\n", sums.size(), total, o.out.c_str());
 }
 
