@@ -37,11 +37,59 @@ void RidgeSystem::project(Vec& x) const {
   x[1] = std::max(x[1], x[0] * x[0]);     // q >= m^2
 }
 
-Vec RidgeSystem::observables(const Vec& x) const {
+RidgeValues<double> RidgeSystem::evaluate(const Vec& x) const {
   const Hats h = channel(p_, x[0], x[1], x[2]);
-  const double e = 1.0 - 2.0 * x[0] + x[1];
-  Vec out(5);
-  out << h.mhat, h.qhat, h.Vhat, e, (e + p_.delta) / ((1.0 + x[2]) * (1.0 + x[2]));
+  RidgeValues<double> v;
+  v.m = x[0];
+  v.q = x[1];
+  v.V = x[2];
+  v.mhat = h.mhat;
+  v.qhat = h.qhat;
+  v.Vhat = h.Vhat;
+  v.test_error = 1.0 - 2.0 * x[0] + x[1];
+  v.train_error = (v.test_error + p_.delta) / ((1.0 + x[2]) * (1.0 + x[2]));
+  return v;
+}
+
+Vec RidgeSystem::observables(const Vec& x) const {
+  RidgeValues<double> v = evaluate(x);
+  std::vector<double> o;
+  v.visit_observables([&](const char*, double d) { o.push_back(d); });
+  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
+}
+
+namespace {
+// The fixture as the curve driver sees it: one deterministic replicate per alpha.
+class RidgeCurveModel : public CurveModel {
+ public:
+  RidgeCurveModel(double lambda, double delta) : lambda_(lambda), delta_(delta) {}
+  std::unique_ptr<FixedPointSystem> system(double alpha, int, int) const override {
+    return std::make_unique<RidgeSystem>(Params{alpha, lambda_, delta_});
+  }
+
+ private:
+  double lambda_, delta_;
+};
+}  // namespace
+
+std::vector<RidgePoint> ridge_curve(double lambda, double delta, const std::vector<double>& alphas,
+                                    const SolverOptions& opt) {
+  RidgeCurveModel model(lambda, delta);
+  CurveOptions copt;
+  copt.solver = opt;
+  CurveStart st;
+  st.label = "cold";
+  st.x0 = RidgeSystem::cold_start();
+  const std::vector<CurvePoint> cps = run_curve(model, alphas, {st}, copt);
+  std::vector<RidgePoint> out;
+  for (const CurvePoint& c : cps) {
+    RidgePoint p;
+    static_cast<CurveStatus&>(p) = c;
+    p.alpha = c.param;
+    std::size_t j = 0;
+    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "solver/curve.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -32,6 +33,29 @@ struct ClosedForm {
 };
 ClosedForm closed_form(const Params& p);
 
+// The values of the fixture, with names: the state (m, q, V) and the observables. T = double at
+// one solution, T = Estimate for a curve point; visit() fixes the order in one place.
+template <class T>
+struct RidgeValues {
+  T m{}, q{}, V{};              // state
+  T mhat{}, qhat{}, Vhat{};     // channel conjugates
+  T test_error{};   // 1 - 2m + q (excess over Delta)
+  T train_error{};  // MSE incl. Delta
+  template <class F> void visit_state(F&& f) {
+    f("m", m);
+    f("q", q);
+    f("V", V);
+  }
+  template <class F> void visit_observables(F&& f) {
+    f("mhat", mhat); f("qhat", qhat); f("Vhat", Vhat);
+    f("test_error", test_error); f("train_error", train_error);
+  }
+  template <class F> void visit(F&& f) {
+    visit_state(f);
+    visit_observables(f);
+  }
+};
+
 // Fixed-point system in x = (m, q, V): hats = channel(x), then the prior (S14)
 // V = 1/(lambda + Vhat), m = mhat V, q = (mhat^2 + qhat) V^2.
 class RidgeSystem : public FixedPointSystem {
@@ -46,12 +70,24 @@ class RidgeSystem : public FixedPointSystem {
     return {"mhat", "qhat", "Vhat", "test_error", "train_error"};
   }
   Vec observables(const Vec& x) const override;
+  RidgeValues<double> evaluate(const Vec& x) const;
   // Default cold start (m, q, V) = (0, 0, 1).
   static Vec cold_start() { return Vec::Map(std::vector<double>{0.0, 0.0, 1.0}.data(), 3); }
 
  private:
   Params p_;
 };
+
+// A point of a curve in alpha (deterministic: one replicate, s.e. 0), with the driver's
+// bookkeeping (converged, iterations, residual).
+struct RidgePoint : CurveStatus, RidgeValues<Estimate> {
+  double alpha = 0;
+};
+
+// Continuation in alpha, in the order given (forward, warm starts), from cold_start(), through
+// the curve driver (solver/curve.hpp).
+std::vector<RidgePoint> ridge_curve(double lambda, double delta, const std::vector<double>& alphas,
+                                    const SolverOptions& opt);
 
 }  // namespace ridge
 }  // namespace saddle

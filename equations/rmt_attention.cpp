@@ -163,12 +163,15 @@ namespace {
 
 // Solves the bulk (R1)-(R2) from (delta, dtilde) on `rule`; fills res.delta, delta_tilde,
 // iterations (added), residual, converged, reason.
+// opt.max_iter caps the iterations of the whole point: those already in res.iterations (pass 1)
+// count against it.
 void solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOptions& opt,
                 double delta, double dtilde, AttentionResult& res) {
   int it = 0;
+  const int cap = opt.max_iter - res.iterations;
   // 1) A few damped steps (damping 1/2) of (R1)-(R2).
   BulkEval e = bulk_eval(p, rule, delta, dtilde);
-  for (int i = 0; i < opt.damped_steps; ++i, ++it) {
+  for (int i = 0; i < opt.damped_steps && it < cap; ++i, ++it) {
     delta = 0.5 * delta + 0.5 * e.map_delta;
     dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
     e = bulk_eval(p, rule, delta, dtilde);
@@ -180,7 +183,7 @@ void solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOpt
   //    (0, 1/gamma) in <= ~10 steps over the whole parameter range (plain Newton in
   //    (delta, delta_tilde) diverges e.g. for cos at c = 1, gamma = 1e-6).
   bool newton_ok = std::isfinite(r);
-  for (int i = 0; i < opt.newton_max_iter && r > opt.tol && newton_ok; ++i, ++it) {
+  for (int i = 0; i < opt.newton_max_iter && it < cap && r > opt.tol && newton_ok; ++i, ++it) {
     const double opd = 1.0 + delta;
     Eigen::Vector2d R(e.F1 / dtilde, e.F2 / opd);
     Eigen::Matrix2d JL;
@@ -216,7 +219,7 @@ void solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOpt
   // 3) Fallback: plain damped iteration (slow but globally convergent in practice, §6.2).
   if (!(r <= opt.tol)) {
     res.reason = "damped";
-    while (it < opt.max_iter && !(r <= opt.tol) && std::isfinite(r)) {
+    while (it < cap && !(r <= opt.tol) && std::isfinite(r)) {
       delta = 0.5 * delta + 0.5 * e.map_delta;
       dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
       e = bulk_eval(p, rule, delta, dtilde);

@@ -281,21 +281,13 @@ BayesSystem::BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const S
     : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate) {}
 
 Vec BayesSystem::map(const Vec& x) const {
-  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_;
   Vec xp = x;
   project(xp);
   const BayesChannelStats c = bayes_channel(set_, alpha_, xp(0), xp(1), *pts_, r_);
   Vec out(2);
   out << c.Qhat_k / (1.0 + c.Qhat_k), c.Qhat_v / (1.0 + c.Qhat_v);  // (S24)
   project(out);
-  cache_x_ = x;
-  cache_f_ = out;
   return out;
-}
-
-Vec BayesSystem::residual(const Vec& x) const {
-  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_ - x;
-  return map(x) - x;
 }
 
 void BayesSystem::project(Vec& x) const {
@@ -306,15 +298,27 @@ void BayesSystem::project(Vec& x) const {
   if (all_length_one(set_)) x(0) = 0.0;  // no key channel at L = 1
 }
 
-Vec BayesSystem::observables(const Vec& x) const {
+BayesValues<double> BayesSystem::evaluate(const Vec& x) const {
   Vec xp = x;
   project(xp);
   const BayesChannelStats c = bayes_channel(set_, alpha_, xp(0), xp(1), *pts_, r_);
-  Vec o(5);
-  const double e = set_.task == Task::Spiked ? bayes_spiked_test_error(set_, xp(0), xp(1))
-                                             : 1.0 - 2.0 * xp(1) * c.B_hat + xp(1) * c.A_hat;
-  o << c.Qhat_k, c.Qhat_v, c.A_hat, c.B_hat, e;
-  return o;
+  BayesValues<double> v;
+  v.Q_k = xp(0);
+  v.Q_v = xp(1);
+  v.Qhat_k = c.Qhat_k;
+  v.Qhat_v = c.Qhat_v;
+  v.A_hat = c.A_hat;
+  v.B_hat = c.B_hat;
+  v.test_error = set_.task == Task::Spiked ? bayes_spiked_test_error(set_, xp(0), xp(1))
+                                           : 1.0 - 2.0 * xp(1) * c.B_hat + xp(1) * c.A_hat;
+  return v;
+}
+
+Vec BayesSystem::observables(const Vec& x) const {
+  BayesValues<double> v = evaluate(x);
+  std::vector<double> o;
+  v.visit_observables([&](const char*, double d) { o.push_back(d); });
+  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
 }
 
 BayesCurveOptions::BayesCurveOptions() {
@@ -324,7 +328,36 @@ BayesCurveOptions::BayesCurveOptions() {
   solver.max_iter = 1000;
   solver.newton_polish = false;
   solver.stall_window = 0;
+  retry = false;
 }
+
+namespace {
+
+// The state evolution as the curve driver sees it: one point set, systems per (alpha,
+// replicate), coexistence (hard phase) by Q_k or Q_v; no free energy, no refinement.
+class BayesCurveModel : public CurveModel {
+ public:
+  explicit BayesCurveModel(const BayesSetting& set)
+      : set_(set),
+        pts_(std::make_shared<const SobolGaussian>(bayes_qmc_dim(set), set.n_points,
+                                                   set.replicates, set.seed)) {}
+  int replicates() const override { return set_.replicates; }
+  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int) const override {
+    return std::make_unique<BayesSystem>(set_, alpha, pts_, r);
+  }
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override {
+    for (std::size_t j = 0; j < a.x.size(); ++j)  // the state (Q_k, Q_v)
+      if (std::abs(b.x[j].mean - a.x[j].mean) > 4.0 * std::hypot(b.x[j].se, a.x[j].se) + 1e-3)
+        return true;
+    return false;
+  }
+
+ private:
+  BayesSetting set_;
+  std::shared_ptr<const SobolGaussian> pts_;
+};
+
+}  // namespace
 
 std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas_in,
                                     const std::vector<BayesInit>& inits,
@@ -332,60 +365,31 @@ std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<d
   validate(set);
   std::vector<double> alphas = alphas_in;
   std::sort(alphas.begin(), alphas.end());
-  const auto pts =
-      std::make_shared<const SobolGaussian>(bayes_qmc_dim(set), set.n_points, set.replicates, set.seed);
-  const int R = set.replicates;
-  const int n_tasks = static_cast<int>(inits.size()) * R;
-  const int n_alpha = static_cast<int>(alphas.size());
-  std::vector<std::vector<SolveResult>> res(n_tasks);
-  std::vector<std::vector<Vec>> obs(n_tasks);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int t = 0; t < n_tasks; ++t) {
-    const BayesInit init = inits[t / R];
-    const int r = t % R;
-    Vec x0(2);
-    if (init == BayesInit::Informed) x0 << 0.999, 0.999;
-    else x0 << 1e-3, 1e-3;
-    // A fresh start at every alpha (the scheme of §5). Warm starts are not used: in noiseless
-    // spiked-SLR Q_v = 1 is a fixed point at every alpha but unstable for alpha < 1, and a warm
-    // start from Q_v = 1 - 1e-12 would stay there within any absolute tolerance.
-    res[t].resize(n_alpha);
-    for (int i = 0; i < n_alpha; ++i) {
-      BayesSystem sys(set, alphas[i], pts, r);
-      res[t][i] = solve(sys, x0, opt.solver);
-    }
-    obs[t].resize(n_alpha);
-    for (int i = 0; i < n_alpha; ++i) {
-      BayesSystem sys(set, alphas[i], pts, r);
-      obs[t][i] = sys.observables(res[t][i].x);
-    }
+  BayesCurveModel model(set);
+  // A fresh start at every alpha (the scheme of §5). Warm starts are not used: in noiseless
+  // spiked-SLR Q_v = 1 is a fixed point at every alpha but unstable for alpha < 1, and a warm
+  // start from Q_v = 1 - 1e-12 would stay there within any absolute tolerance.
+  std::vector<CurveStart> starts;
+  for (BayesInit init : inits) {
+    CurveStart st;
+    st.label = to_string(init);
+    st.x0 = Vec(2);
+    if (init == BayesInit::Informed) st.x0 << 0.999, 0.999;
+    else st.x0 << 1e-3, 1e-3;
+    st.warm = false;
+    starts.push_back(st);
   }
+  const std::vector<CurvePoint> cps = run_curve(model, alphas, starts, opt);
   std::vector<BayesPoint> out;
-  for (std::size_t k = 0; k < inits.size(); ++k)
-    for (int i = 0; i < n_alpha; ++i) {
-      BayesPoint p;
-      p.alpha = alphas[i];
-      p.init = inits[k];
-      const int nv = 2 + 5;
-      std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
-      for (int r = 0; r < R; ++r) {
-        const int t = static_cast<int>(k) * R + r;
-        const SolveResult& sr = res[t][i];
-        vals[0][r] = sr.x(0);
-        vals[1][r] = sr.x(1);
-        for (int j = 0; j < 5; ++j) vals[2 + j][r] = obs[t][i](j);
-        if (sr.summary.converged) ++p.n_converged;
-        p.iterations = std::max(p.iterations, sr.summary.iterations);
-        p.residual = std::max(p.residual, sr.summary.residual);
-      }
-      for (int j = 0; j < nv; ++j) {
-        const Estimate e = summarize(vals[j]);
-        p.mean.push_back(e.mean);
-        p.se.push_back(e.se);
-      }
-      p.converged = p.n_converged == R;
-      out.push_back(std::move(p));
-    }
+  for (const CurvePoint& c : cps) {
+    BayesPoint p;
+    static_cast<CurveStatus&>(p) = c;
+    p.alpha = c.param;
+    p.init = inits[c.start];
+    std::size_t j = 0;
+    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -17,7 +17,7 @@
 #include "equations/slr_model.hpp"
 #include "integrators/qmc.hpp"
 #include "integrators/quadrature.hpp"
-#include "solver/continuation.hpp"
+#include "solver/curve.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -64,8 +64,32 @@ struct BayesChannelStats {
 BayesChannelStats bayes_channel(const BayesSetting& set, double alpha, double Q_k, double Q_v,
                                 const SobolGaussian& pts, int replicate);
 
-// One replicate at one alpha. Unknowns (Q_k, Q_v). Observables: Qhat_k, Qhat_v, A_hat, B_hat,
-// test_error (S25 for spiked; 1 - 2 Q_v Bhat + Q_v Ahat for max).
+// The values of the Bayes-optimal state evolution, with names: the state (Q_k, Q_v) and the
+// observables. T = double for one replicate, T = Estimate for a point aggregated over
+// replicates; visit() fixes the order (state, then observables) in one place.
+template <class T>
+struct BayesValues {
+  T Q_k{}, Q_v{};                          // state
+  T Qhat_k{}, Qhat_v{};                    // (S24)
+  T A_hat{}, B_hat{};                      // E sum pihat^2, E pihat_{eps*}; Nishimori: equal
+  T test_error{};  // (S25) for spiked; 1 - 2 Q_v Bhat + Q_v Ahat for max
+
+  template <class F> void visit_state(F&& f) {
+    f("Q_k", Q_k);
+    f("Q_v", Q_v);
+  }
+  template <class F> void visit_observables(F&& f) {
+    f("Qhat_k", Qhat_k); f("Qhat_v", Qhat_v); f("A_hat", A_hat); f("B_hat", B_hat);
+    f("test_error", test_error);
+  }
+  template <class F> void visit(F&& f) {
+    visit_state(f);
+    visit_observables(f);
+  }
+};
+
+// One replicate at one alpha. Unknowns (Q_k, Q_v); observables: the non-state fields of
+// BayesValues in its order.
 class BayesSystem : public FixedPointSystem {
  public:
   BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
@@ -73,19 +97,19 @@ class BayesSystem : public FixedPointSystem {
   int dim() const override { return 2; }
   std::vector<std::string> names() const override { return {"Q_k", "Q_v"}; }
   Vec map(const Vec& x) const override;
-  Vec residual(const Vec& x) const override;
   void project(Vec& x) const override;
   std::vector<std::string> observable_names() const override {
     return {"Qhat_k", "Qhat_v", "A_hat", "B_hat", "test_error"};
   }
   Vec observables(const Vec& x) const override;
+  // Every value at the state x (projected first), named.
+  BayesValues<double> evaluate(const Vec& x) const;
 
  private:
   BayesSetting set_;
   double alpha_;
   std::shared_ptr<const SobolGaussian> pts_;
   int r_;
-  mutable Vec cache_x_, cache_f_;
 };
 
 // BO test error at (Q_k, Q_v) in spiked-SLR, (S25), via population_risk().
@@ -94,24 +118,23 @@ double bayes_spiked_test_error(const BayesSetting& set, double Q_k, double Q_v);
 enum class BayesInit { Informed, Uninformed };
 std::string to_string(BayesInit i);
 
-struct BayesPoint {
+// A curve point for one start: every value as mean +- s.e. over replicates, with the driver's
+// bookkeeping (CurveStatus: converged = every replicate converged; coexist = the other start
+// converged to a Q_k or Q_v more than 4 s.e. + 1e-3 away, i.e. two fixed points: the hard phase).
+struct BayesPoint : CurveStatus, BayesValues<Estimate> {
   double alpha = 0;
   BayesInit init = BayesInit::Informed;
-  std::vector<double> mean, se;  // Q_k, Q_v, Qhat_k, Qhat_v, A_hat, B_hat, test_error
-  int n_converged = 0;
-  int iterations = 0;
-  double residual = 0;
-  bool converged = false;  // every replicate converged
 };
 
-struct BayesCurveOptions {
-  SolverOptions solver;  // damped, mix 0.5, tol 1e-7 (spec §5), max_iter 1000
+// Damped, mix 0.5, tol 1e-7 (spec §5), max_iter 1000, no retry.
+struct BayesCurveOptions : CurveOptions {
   BayesCurveOptions();
 };
 
 // Informed start Q = (0.999, 0.999) and uninformed Q = (1e-3, 1e-3) (§5 scheme), a fresh start
-// at every alpha (no warm starts: see slr_bayes.cpp); parallel over (start, replicate),
-// independent of the number of threads.
+// at every alpha (no warm starts: see slr_bayes.cpp), through the curve driver
+// (solver/curve.hpp); independent of the number of threads. Output: start-major, alphas
+// ascending.
 std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas,
                                     const std::vector<BayesInit>& inits,
                                     const BayesCurveOptions& opt);

@@ -24,6 +24,9 @@
 #include <tuple>
 #include <utility>
 
+#include <boost/math/tools/minima.hpp>
+#include <cstdint>
+
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 
@@ -122,13 +125,26 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   if (act == Activation::Softmax)
     xhi = std::max(acc.x_tail, std::min(xhi, (std::log(kExpUnderflow) - tau.at(0) - mu) / sq + 1.0));
   Grid xg = make_grid(xlo, xhi, hx);
-  std::vector<double> w(xg.n), la(xg.n), wsuffix(xg.n + 1, 0.0);
-  for (int k = 0; k < xg.n; ++k) {
+  const int n = xg.n;
+  std::vector<double> w(n), la(n), wsuffix(n + 1, 0.0), wprefix(n + 1, 0.0);
+  for (int k = 0; k < n; ++k) {
     double x = xg.at(k);
     w[k] = hx * norm_pdf(x);
-    la[k] = log_act_a(act, mu + sq * x);
+    la[k] = log_act_a(act, mu + sq * x);  // increasing in k
   }
-  for (int k = xg.n - 1; k >= 0; --k) wsuffix[k] = wsuffix[k + 1] + w[k];
+  for (int k = n - 1; k >= 0; --k) wsuffix[k] = wsuffix[k + 1] + w[k];
+  for (int k = 0; k < n; ++k) wprefix[k + 1] = wprefix[k] + w[k];
+  // Where ta < kTiny, e^{-ta} = 1 - ta to relative 1e-21: those terms need no exponential.
+  // Their sums sum_{j<k} w_j a_j^p are kept scaled by a_k^{-p} (lref = la[min(k, n-1)]) so that
+  // neither overflows: Qp[k] = sum_{j<k} w_j exp(p (la_j - lref_k)).
+  constexpr double kLogTiny = -48.35;  // log(1e-21)
+  std::vector<double> lref(n + 1), Q1(n + 1, 0.0), Q2(n + 1, 0.0);
+  for (int k = 0; k <= n; ++k) lref[k] = la[std::min(k, n - 1)];
+  for (int k = 0; k < n; ++k) {
+    const double d = la[k] - lref[k + 1];
+    Q1[k + 1] = (Q1[k] + w[k]) * std::exp(d);
+    Q2[k + 1] = (Q2[k] + w[k]) * std::exp(2.0 * d);
+  }
   LapTable T;
   T.logL0.resize(tau.n);
   T.cL0.resize(tau.n);
@@ -136,9 +152,10 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   T.t2L2.resize(tau.n);
   for (int i = 0; i < tau.n; ++i) {
     const double ti = tau.at(i);
-    double s0 = 0, s1 = 0, s2 = 0, c = 0;
-    int k = 0;
-    for (; k < xg.n; ++k) {
+    int k = static_cast<int>(std::lower_bound(la.begin(), la.end(), kLogTiny - ti) - la.begin());
+    const double e1 = std::exp(ti + lref[k]);
+    double s0 = wprefix[k], s1 = e1 * Q1[k], s2 = e1 * e1 * Q2[k], c = s1;
+    for (; k < n; ++k) {
       const double ua = std::exp(ti + la[k]);
       if (ua > kExpUnderflow) break;  // a increases with x: every later term vanishes
       const double e = std::exp(-ua);
@@ -158,6 +175,23 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   return T;
 }
 
+// Step of the log-Laplace grid tau = log t for the 1-D reductions (S26)-(S28) and the max-SLR A.
+// Range: below tau = -log L - log max a - tail the integrand is < L t max a (the Gaussian
+// variables are truncated at x_tail, so max a = a(mu + x_tail sqrt(q))); above, e^{-t a} is
+// below e^{-tail} for every token. Step: the integrand is int phi(x) g(tau + log a(mu + sq x)) dx
+// times powers of L0(tau) = int phi(x) e^{-e^{tau} a(..)} dx. For softmax, log a is linear in x,
+// so every factor is a Gaussian (scale sq in tau) convolved with a bump of scale 1: its Fourier
+// transform decays like exp(-(sq k h_r')^2/2)... and the trapezoid rule in tau is exact to the
+// same order with steps up to h_r sq, h_r the Gaussian-variable step (h_x, shrunk for large L
+// where Phi^{L-1} sharpens to the scale 1/sqrt(2 log L)). Softplus (log a curved) keeps h_tau.
+double ridge_step_x(int Lmax, const PopulationAccuracy& acc) {
+  return acc.h_x / std::max(1.0, 0.5 * std::sqrt(2.0 * std::log(double(Lmax))));
+}
+double ridge_tau_step(Activation act, double sq, int Lmax, const PopulationAccuracy& acc) {
+  if (act != Activation::Softmax) return acc.h_tau;
+  return std::max(acc.h_tau, ridge_step_x(Lmax, acc) * sq);
+}
+
 // exp((n) * logx) with n possibly 0 (then 1 even if logx = -inf).
 inline double powlog(double logx, double n) {
   if (n == 0.0) return 1.0;
@@ -173,11 +207,11 @@ std::vector<ABDetail> spiked_normalised(Activation act, double mu_s, double q,
   std::vector<ABDetail> out;
   const double sq = std::sqrt(q);
   const int Lmax = max_length(lengths);
+  // t a(Y) ~ 1 for some token value Y = mu + sqrt(q) x, |x| <= x_tail (ridge_tau_grid)
   const double lo = -std::log(double(Lmax)) -
-                    std::max({log_mean_a(act, mu_s, q), log_mean_a(act, 0.0, q),
-                              log_act_a(act, std::max(mu_s, 0.0) + 9.0 * sq)}) - acc.tail;
+                    log_act_a(act, std::max(mu_s, 0.0) + acc.x_tail * sq) - acc.tail;
   const double hi = std::log(acc.tail) - log_act_a(act, std::min(mu_s, 0.0) - acc.x_tail * sq) + 1.0;
-  Grid tau = make_grid(lo, hi, acc.h_tau);
+  Grid tau = make_grid(lo, hi, ridge_tau_step(act, sq, Lmax, acc));
   LapTable Ts = laplace_table(act, mu_s, q, tau, acc);
   LapTable T0 = laplace_table(act, 0.0, q, tau, acc);
   for (int L : lengths) {
@@ -215,10 +249,9 @@ void max_normalised_A(Activation act, double q, const std::vector<int>& lengths,
                       const PopulationAccuracy& acc, std::vector<ABDetail>& out) {
   const double sq = std::sqrt(q);
   const int Lmax = max_length(lengths);
-  const double lo = -std::log(double(Lmax)) -
-                    std::max(log_mean_a(act, 0.0, q), log_act_a(act, 9.0 * sq)) - acc.tail;
+  const double lo = -std::log(double(Lmax)) - log_act_a(act, acc.x_tail * sq) - acc.tail;
   const double hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
-  Grid tau = make_grid(lo, hi, acc.h_tau);
+  Grid tau = make_grid(lo, hi, ridge_tau_step(act, sq, Lmax, acc));
   LapTable T0 = laplace_table(act, 0.0, q, tau, acc);
   for (std::size_t j = 0; j < lengths.size(); ++j) {
     const int L = lengths[j];
@@ -329,26 +362,46 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   const double s_eta = std::sqrt(std::max(0.0, 1.0 - c * c));
   const double sigma = nu * (s_eta < 1e-7 ? 0.0 : s_eta);
   const int Lmax = max_length(lengths);
-  // z grids: the untilted tokens need [-x_tail, x_tail]; the eps* token is tilted by
-  // e^{nu c z} a(sqrt(q) z), i.e. shifted by `tilt` (softmax: nu c + sqrt(q)).
-  const double tilt = nu * c + (act == Activation::Softmax ? sq : 0.0);
+  // z grid: every token, the eps* one included, needs only Z in [-x_tail, x_tail]. The eps* weight
+  // e^{nu X} is always multiplied by e^{-u e^{nu X}} (and a(Y) by e^{-t a(Y)}): the scaled
+  // products u e^{nu X} e^{-u e^{nu X}} <= 1/e and (ta) e^{-ta} <= 1/e are bounded, so Z keeps its
+  // N(0,1) weight (in the Gumbel-race form of p, the eps* token's X is the winner's X, not a
+  // tilted one), and Z outside [-x_tail, x_tail] carries < e^{-x_tail^2/2}.
   const double steep = std::max({sq, std::abs(nu * c), 1e-300});
   const double hz = std::min(acc.h_x, acc.steep / steep);
   Grid zg0 = make_grid(-acc.x_tail, acc.x_tail, hz);
-  // (e^{-t a - u e^{nu X}} moves the eps* token's mass anywhere between 0 and the tilt)
-  Grid zg1 = make_grid(std::min(0.0, tilt) - acc.x_tail, std::max(0.0, tilt) + acc.x_tail, hz);
-  // t grid (s-normalisation): tilted eps* token has Y ~ N(nu m, q).
-  const double t_lo = -std::log(double(Lmax)) -
-                      std::max({log_mean_a(act, nu * m, q), log_mean_a(act, 0.0, q),
-                                log_act_a(act, std::max(nu * m, 0.0) + 9.0 * sq)}) - acc.tail;
+  // t grid (s-normalisation): t a(Y) ~ 1 for some Y = sqrt(q) Z, |Z| <= x_tail; below, the
+  // integrand is < L t max a (ignored under e^{-tail}); above, e^{-t a} < e^{-tail} for all tokens.
+  const double t_lo = -std::log(double(Lmax)) - log_act_a(act, acc.x_tail * sq) - acc.tail;
   const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq) + 1.0;
-  Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
-  // u grid (p-normalisation): e^{nu X}, tilted token X ~ N(nu, 1): log E = 1.5 nu^2.
-  const double u_lo = -std::log(double(Lmax)) - 1.5 * nu * nu - acc.tail;
+  // u grid (p-normalisation): u e^{nu X} ~ 1 for some |X| <= x_tail (X = c Z + s_eta eta,
+  // marginally N(0,1)), the same bounds.
+  const double u_lo = -std::log(double(Lmax)) - nu * acc.x_tail - acc.tail;
   const double u_hi = std::log(acc.tail) + nu * acc.x_tail + 1.0;
-  Grid ug = make_grid(u_lo, u_hi, acc.h_tau);
+  // Steps. The integrand lives on the ridge (tau, ups) ~ (-log a(sqrt(q) Z), -nu c Z): across it
+  // it varies on the scale 1 (the bumps (ta) e^{-ta}, y e^{-y}), along it like phi(Z) Xi0^{L-1}
+  // (Z scale h_r). By Poisson summation the 2-D trapezoid error is the Fourier transform at the
+  // dual lattice points; for a ridge of slope |dtau/dups| <= 1 every dual point with a nonzero
+  // tau frequency lies at least as far from the ridge's spectrum as with the fine square grid,
+  // and those with zero tau frequency lie along the ridge at distance 2 pi / h_u in ups, i.e.
+  // 2 pi (nu c) / h_u in Z frequency: so the ups step may grow to h_r nu c. The same holds with
+  // the axes swapped for a steep ridge. Both need a straight ridge (slope sqrt(q) everywhere:
+  // softmax). Softplus bends its ridge within |Z| ~ 1/sqrt(q) of 0 (log a goes from linear to
+  // logarithmic), which puts structure of scale nu c / sqrt(q) ~ 1 along ups: it keeps h_tau
+  // (measured: the coarse ups step moved its risk by 2e-8). Cost for softmax:
+  // O(min(sqrt(q), nu c)) rows, not their product.
+  const double h_r = ridge_step_x(Lmax, acc);
+  double h_t = acc.h_tau, h_u = acc.h_tau;
+  if (act == Activation::Softmax) {
+    if (sq <= nu * c)
+      h_u = std::max(acc.h_tau, h_r * nu * c);
+    else
+      h_t = std::max(acc.h_tau, h_r * sq);
+  }
+  Grid tg = make_grid(t_lo, t_hi, h_t);
+  Grid ug = make_grid(u_lo, u_hi, h_u);
   const int nt = tg.n, nu_ = ug.n;
-  const double zabs = std::max(std::abs(zg0.at(0)), std::abs(zg1.at(zg1.n - 1)));
+  const double zabs = std::max(std::abs(zg0.at(0)), std::abs(zg0.at(zg0.n - 1)));
   const double s_lo = ug.at(0) - std::abs(nu * c) * zabs - 1.0;
   const double s_hi = ug.at(nu_ - 1) + std::abs(nu * c) * zabs + sigma * sigma + 1.0;
   LambdaTable lam(sigma, s_lo, s_hi, acc);
@@ -365,119 +418,130 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   const double kLog38 = std::log(38.0), kLog56 = std::log(56.0);
   // Untilted tokens: 1 - Xi0 = (1 - L0(t)) + (1 - P0(u)) - M, M = sum_z w (1 - e^{-ta})(1 - P),
   // P = Lambda(u e^{nu c z}): M = (suffix of w where both steps are 1) + short window.
-  const int n0 = zg0.n, n1 = zg1.n;
-  std::vector<double> Cs(static_cast<std::size_t>(nt) * n0), Dp(static_cast<std::size_t>(nu_) * n0);
-  std::vector<double> w0(n0), wsuf0(n0 + 1, 0.0), cL0(nt, 0.0), cP0(nu_, 0.0);
-  // per row / column: [zs, ze): k < zs the step is < kTiny, k >= ze it is 1 within kTiny
-  std::vector<int> zs_t(nt), ze_t(nt), zs_u(nu_), ze_u(nu_);
-  {
-    std::vector<double> la(n0);
-    for (int k = 0; k < n0; ++k) {
-      w0[k] = hz * norm_pdf(zg0.at(k));
-      la[k] = log_act_a(act, sq * zg0.at(k));
-    }
-    for (int k = n0 - 1; k >= 0; --k) wsuf0[k] = wsuf0[k + 1] + w0[k];
-    for (int i = 0; i < nt; ++i) {
-      double* row = &Cs[static_cast<std::size_t>(i) * n0];
-      double cs = 0;
-      int ze = n0;
-      bool all_one = true;
-      for (int k = n0 - 1; k >= 0; --k) {
-        const double lua = tg.at(i) + la[k];
-        // 1 - e^{-ta}: = ta < kTiny below kLogTiny, = 1.0 in double precision above ta = 38
-        double cb;
-        if (lua < kLogTiny) {
-          cb = 0.0;
-        } else if (lua > kLog38) {
-          cb = 1.0;
-        } else {
-          const double ua = std::exp(lua);
-          cb = ua < 0.5 ? -std::expm1(-ua) : 1.0 - std::exp(-ua);
-        }
-        row[k] = cb;
-        cs += w0[k] * cb;
-        if (all_one && lua > kLogOne) ze = k; else all_one = false;
-      }
-      int z0 = 0;
-      while (z0 < n0 && row[z0] < kTiny) ++z0;
-      zs_t[i] = z0;
-      ze_t[i] = std::max(ze, z0);
-      cL0[i] = cs;
-    }
-    for (int j = 0; j < nu_; ++j) {
-      double* col = &Dp[static_cast<std::size_t>(j) * n0];
-      double cp = 0;
-      int ze = n0;
-      bool all_one = true;
-      for (int k = n0 - 1; k >= 0; --k) {
-        const double sk = ug.at(j) + nu * c * zg0.at(k);
-        bool one;  // Lambda < kTiny
-        if (sigma == 0.0) {  // exact 1 - exp(-e^s), as the s-side
-          col[k] = sk < kLogTiny ? 0.0 : (sk > kLog38 ? 1.0 : -std::expm1(-std::exp(sk)));
-          one = sk > kLogOne;
-        } else if (sk + 0.5 * sigma * sigma < kLogTiny) {  // 1 - Lambda <= e^{s + sigma^2/2}
-          col[k] = 0.0;
-          one = false;
-        } else {
-          double lv, lc;
-          lam.eval(sk, lv, lc);
-          col[k] = std::exp(lc);
-          one = lv < kLogTiny;
-        }
-        cp += w0[k] * col[k];
-        if (all_one && one) ze = k; else all_one = false;
-      }
-      int z0 = 0;
-      while (z0 < n0 && col[z0] < kTiny) ++z0;
-      zs_u[j] = z0;
-      ze_u[j] = std::max(ze, z0);
-      cP0[j] = cp;
-    }
+  const int n0 = zg0.n;
+  // The p-side arguments s_k = ups + nu c z_k increase with k when c >= 0 (m_k >= 0): windows are
+  // found by bisection and only their entries are computed and stored. For c < 0 the p-side
+  // rows are computed and stored in full.
+  const bool mono = c >= 0.0;
+  std::vector<double> w0(n0), wsuf0(n0 + 1, 0.0), la(n0), zz(n0);
+  for (int k = 0; k < n0; ++k) {
+    zz[k] = zg0.at(k);
+    w0[k] = hz * norm_pdf(zz[k]);
+    la[k] = log_act_a(act, sq * zz[k]);  // increasing in k
   }
-  // eps* token: Xi1 = E[e^{nu X} a(Y) e^{-u e^{nu X} - t a(Y)}]; E_eta[e^{nu X} e^{-u e^{nu X}}] =
-  // e^{nu c z + sigma^2/2} Lambda(u e^{nu c z + sigma^2}).
-  // scaled: S1 = w (ta) e^{-ta}, K1 = u e^{nu X} ... (the t u factor of dt du = t u dtau dups);
-  // both are bumps in z: [lo, hi) holds every entry >= kTiny.
-  std::vector<double> S1(static_cast<std::size_t>(nt) * n1), K1(static_cast<std::size_t>(nu_) * n1);
-  std::vector<int> lo_t(nt), hi_t(nt), lo_u(nu_), hi_u(nu_);
-  auto hull = [&](const double* v, int n, int& lo, int& hi) {
-    lo = 0;
-    while (lo < n && v[lo] < kTiny) ++lo;
-    hi = n;
-    while (hi > lo && v[hi - 1] < kTiny) --hi;
+  for (int k = n0 - 1; k >= 0; --k) wsuf0[k] = wsuf0[k + 1] + w0[k];
+  // Windowed rows: row i holds its values for k in [b[i], e[i]) at v[off[i] + k - b[i]]. A step
+  // row is < kTiny below b and 1 within kTiny from e on; a bump row is < kTiny outside.
+  struct Rows {
+    std::vector<double> v;
+    std::vector<std::size_t> off;
+    std::vector<int> b, e;
+    explicit Rows(int n) : off(n), b(n), e(n) {}
+    // store tmp[0..n) as the values on [k0, k0 + n), trimmed to the entries >= tiny at both ends
+    // (bump) or at the start only (step)
+    void put(int i, int k0, const std::vector<double>& tmp, double tiny, bool bump) {
+      int lo = 0, hi = static_cast<int>(tmp.size());
+      while (lo < hi && tmp[lo] < tiny) ++lo;
+      if (bump)
+        while (hi > lo && tmp[hi - 1] < tiny) --hi;
+      off[i] = v.size();
+      b[i] = k0 + lo;
+      e[i] = bump ? k0 + hi : k0 + static_cast<int>(tmp.size());
+      v.insert(v.end(), tmp.begin() + lo, tmp.begin() + (bump ? hi : static_cast<int>(tmp.size())));
+    }
+    const double* at(int i) const { return v.data() + off[i]; }  // value of k: at(i)[k - b[i]]
   };
-  {
-    std::vector<double> w(n1), la(n1);
-    for (int k = 0; k < n1; ++k) {
-      w[k] = hz * norm_pdf(zg1.at(k));
-      la[k] = log_act_a(act, sq * zg1.at(k));
-    }
-    for (int i = 0; i < nt; ++i) {
-      double* row = &S1[static_cast<std::size_t>(i) * n1];
-      for (int k = 0; k < n1; ++k) {
-        // (ta) e^{-ta} < kTiny for ta < kTiny and for ta > 56
-        const double lua = tg.at(i) + la[k];
-        row[k] = (lua < kLogTiny || lua > kLog56) ? 0.0 : w[k] * std::exp(lua - std::exp(lua));
+  auto first_k = [&](const std::vector<double>& inc, double thr, bool strict) {
+    return static_cast<int>((strict ? std::upper_bound(inc.begin(), inc.end(), thr)
+                                    : std::lower_bound(inc.begin(), inc.end(), thr)) -
+                            inc.begin());
+  };
+  // ---- t side (all tokens share the z grid): step w (1 - e^{-ta}) (Cs, with the weight) and
+  // bump w (ta) e^{-ta} (S1)
+  Rows Cs(nt), S1(nt);
+  std::vector<double> cL0(nt), tmp;
+  for (int i = 0; i < nt; ++i) {
+    const double tau = tg.at(i);
+    const int zs = first_k(la, kLogTiny - tau, false);             // below: ta < kTiny
+    const int ze = std::max(zs, first_k(la, kLogOne - tau, true));  // from here: e^{-ta} < kTiny
+    tmp.assign(ze - zs, 0.0);
+    double cs = wsuf0[ze];
+    for (int k = zs; k < ze; ++k) {
+      const double lua = tau + la[k];
+      double cb = 1.0;  // = 1.0 in double precision above ta = 38
+      if (lua <= kLog38) {
+        const double ua = std::exp(lua);
+        cb = ua < 0.5 ? -std::expm1(-ua) : 1.0 - std::exp(-ua);
       }
-      hull(row, n1, lo_t[i], hi_t[i]);
+      tmp[k - zs] = w0[k] * cb;  // stored with its weight
+      cs += tmp[k - zs];
     }
-    for (int j = 0; j < nu_; ++j) {
-      double* col = &K1[static_cast<std::size_t>(j) * n1];
-      for (int k = 0; k < n1; ++k) {
-        const double ez = nu * c * zg1.at(k);
-        const double sk = ug.at(j) + ez;
-        if (sigma == 0.0) {  // y e^{-y}, y = u e^{nu X}
-          col[k] = (sk < kLogTiny || sk > kLog56) ? 0.0 : std::exp(sk - std::exp(sk));
-        } else if (sk + 0.5 * sigma * sigma < kLogTiny) {  // <= E[y] = e^{s + sigma^2/2}
-          col[k] = 0.0;
-        } else {
-          double lv1, lc1;
-          lam.eval(sk + sigma * sigma, lv1, lc1);
-          col[k] = std::exp(sk + 0.5 * sigma * sigma + lv1);
-        }
+    cL0[i] = cs;
+    Cs.put(i, zs, tmp, kTiny * w0[zs < n0 ? zs : n0 - 1], false);
+    // (ta) e^{-ta} < kTiny for ta < kTiny and for ta > 56
+    const int he = std::max(zs, first_k(la, kLog56 - tau, true));
+    tmp.assign(he - zs, 0.0);
+    for (int k = zs; k < he; ++k) {
+      const double lua = tau + la[k];
+      tmp[k - zs] = w0[k] * std::exp(lua - std::exp(lua));
+    }
+    S1.put(i, zs, tmp, kTiny, true);
+  }
+  // ---- u side: step 1 - P (Dp) and, for the eps* token, the bump K1 = u E_eta[e^{nu X}
+  // e^{-u e^{nu X}}] = e^{s + sigma^2/2} Lambda(e^{s + sigma^2}), s = ups + nu c z (scaled by u).
+  const double half_s2 = 0.5 * sigma * sigma;
+  auto dp_val = [&](double sk, bool& one) {
+    if (sigma == 0.0) {  // exact 1 - exp(-e^s), as the t side
+      one = sk > kLogOne;
+      return sk < kLogTiny ? 0.0 : (sk > kLog38 ? 1.0 : -std::expm1(-std::exp(sk)));
+    }
+    one = false;
+    if (sk + half_s2 < kLogTiny) return 0.0;  // 1 - Lambda <= e^{s + sigma^2/2}
+    double lv, lc;
+    lam.eval(sk, lv, lc);
+    one = lv < kLogTiny;
+    return std::exp(lc);
+  };
+  auto k1_val = [&](double sk) {
+    if (sigma == 0.0) return (sk < kLogTiny || sk > kLog56) ? 0.0 : std::exp(sk - std::exp(sk));
+    if (sk + half_s2 < kLogTiny) return 0.0;  // <= E[y] = e^{s + sigma^2/2}
+    double lv1, lc1;
+    lam.eval(sk + sigma * sigma, lv1, lc1);
+    return std::exp(sk + half_s2 + lv1);
+  };
+  Rows Dp(nu_), K1(nu_);
+  std::vector<double> cP0(nu_), sgrid(n0);
+  for (int j = 0; j < nu_; ++j) {
+    const double ups = ug.at(j);
+    for (int k = 0; k < n0; ++k) sgrid[k] = ups + nu * c * zz[k];
+    // first index where the step (and the bump) can exceed kTiny
+    const int z0 = mono ? first_k(sgrid, kLogTiny - (sigma == 0.0 ? 0.0 : half_s2), false) : 0;
+    int ze = n0;
+    tmp.clear();
+    double cp = 0.0;
+    for (int k = z0; k < n0; ++k) {
+      bool one;
+      const double v = dp_val(sgrid[k], one);
+      if (mono && one) {
+        ze = k;
+        break;
       }
-      hull(col, n1, lo_u[j], hi_u[j]);
+      tmp.push_back(v);
+      cp += w0[k] * v;
     }
+    cP0[j] = cp + wsuf0[ze];
+    Dp.put(j, z0, tmp, kTiny, false);
+    tmp.clear();
+    double prev = 0.0;
+    for (int k = z0; k < n0; ++k) {
+      const double v = k1_val(sgrid[k]);
+      // the bump is unimodal in k: stop once it falls below kTiny after its peak
+      if (mono && v < kTiny && v < prev) break;
+      if (mono && sigma == 0.0 && sgrid[k] > kLog56) break;
+      tmp.push_back(v);
+      prev = v;
+    }
+    K1.put(j, z0, tmp, kTiny, true);
   }
   auto dot = [](const double* a, const double* b, int n) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -493,27 +557,36 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   };
   std::vector<double> Bsum(lengths.size(), 0.0);
   for (int i = 0; i < nt; ++i) {
-    if (lo_t[i] >= hi_t[i]) continue;
-    const double* s1row = &S1[static_cast<std::size_t>(i) * n1];
-    const double* csrow = &Cs[static_cast<std::size_t>(i) * n0];
+    if (S1.b[i] >= S1.e[i]) continue;
+    const double* s1row = S1.at(i);
+    const double* csrow = Cs.at(i);
+    const int zs_t = Cs.b[i], ze_t = Cs.e[i];
     for (int j = 0; j < nu_; ++j) {
-      const int lo = std::max(lo_t[i], lo_u[j]), hi = std::min(hi_t[i], hi_u[j]);
+      const int lo = std::max(S1.b[i], K1.b[j]), hi = std::min(S1.e[i], K1.e[j]);
       if (lo >= hi) continue;
-      const double x1 = dot(s1row + lo, &K1[static_cast<std::size_t>(j) * n1 + lo], hi - lo);
+      const double x1 = dot(s1row + (lo - S1.b[i]), K1.at(j) + (lo - K1.b[j]), hi - lo);
       if (!(x1 > 0.0)) continue;
-      const int a = std::max(zs_t[i], zs_u[j]), b = std::max(ze_t[i], ze_u[j]);
-      const double M =
-          wsuf0[b] + (b > a ? [&] {
-            const double* dcol = &Dp[static_cast<std::size_t>(j) * n0];
-            double s0 = 0, s1 = 0;
-            int k = a;
-            for (; k + 2 <= b; k += 2) {
-              s0 += w0[k] * csrow[k] * dcol[k];
-              s1 += w0[k + 1] * csrow[k + 1] * dcol[k + 1];
-            }
-            for (; k < b; ++k) s0 += w0[k] * csrow[k] * dcol[k];
-            return s0 + s1;
-          }() : 0.0);
+      // M = sum_z w (1 - e^{-ta})(1 - P): both steps stored on [a, m1), one of them 1 on
+      // [m1, b), both 1 from b on
+      const int zs_u = Dp.b[j], ze_u = Dp.e[j];
+      const double* dcol = Dp.at(j);
+      const int a = std::max(zs_t, zs_u), b = std::max(ze_t, ze_u), m1 = std::min(ze_t, ze_u);
+      double M = wsuf0[b];
+      {
+        double s0 = 0, s1 = 0;
+        int k = a;
+        for (; k + 2 <= m1; k += 2) {
+          s0 += csrow[k - zs_t] * dcol[k - zs_u];
+          s1 += csrow[k + 1 - zs_t] * dcol[k + 1 - zs_u];
+        }
+        for (; k < m1; ++k) s0 += csrow[k - zs_t] * dcol[k - zs_u];
+        k = std::max(a, m1);
+        if (ze_t <= ze_u)
+          for (; k < b; ++k) s1 += w0[k] * dcol[k - zs_u];
+        else
+          for (; k < b; ++k) s1 += csrow[k - zs_t];
+        M += s0 + s1;
+      }
       const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M));  // 1 - Xi0
       // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
       const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
@@ -1059,59 +1132,18 @@ LinearOptimum linear_closed_form(Task task, const std::vector<int>& lengths, dou
 // Optimisation (§3.4).
 namespace {
 
-// Brent's minimiser on [a, b] (golden section + parabolic steps), x tolerance tol.
+// Brent's minimiser on [a, b] (golden section + parabolic steps) by Boost.Math's
+// brent_find_minima, to an absolute x tolerance of about tol: Boost's stopping rule is
+// |x - mid| <= 2 (eps |x| + eps/4) - (b - a)/2 with eps = 2^(1 - bits), so eps is chosen as
+// tol / max(1, |a|, |b|) rounded down to a power of two.
 double brent_min(const std::function<double(double)>& f, double a, double b, double tol,
-                 double& fx_out, double x0 = kNaN, double f0 = kNaN) {
-  const double cgold = 0.3819660112501051;
-  double x = std::isnan(x0) ? a + cgold * (b - a) : x0;
-  double w = x, v = x;
-  double fx = std::isnan(f0) ? f(x) : f0;
-  double fw = fx, fv = fx;
-  double d = 0.0, e = 0.0;
-  for (int iter = 0; iter < 200; ++iter) {
-    const double xm = 0.5 * (a + b);
-    const double tol1 = tol + 1e-10 * std::abs(x), tol2 = 2.0 * tol1;
-    if (std::abs(x - xm) <= tol2 - 0.5 * (b - a)) break;
-    if (std::abs(e) > tol1) {
-      double r = (x - w) * (fx - fv);
-      double q = (x - v) * (fx - fw);
-      double p = (x - v) * q - (x - w) * r;
-      q = 2.0 * (q - r);
-      if (q > 0.0) p = -p;
-      q = std::abs(q);
-      const double etemp = e;
-      e = d;
-      if (std::abs(p) >= std::abs(0.5 * q * etemp) || p <= q * (a - x) || p >= q * (b - x)) {
-        e = (x >= xm) ? a - x : b - x;
-        d = cgold * e;
-      } else {
-        d = p / q;
-        const double u = x + d;
-        if (u - a < tol2 || b - u < tol2) d = xm - x >= 0 ? tol1 : -tol1;
-      }
-    } else {
-      e = (x >= xm) ? a - x : b - x;
-      d = cgold * e;
-    }
-    const double u = std::abs(d) >= tol1 ? x + d : x + (d >= 0 ? tol1 : -tol1);
-    const double fu = f(u);
-    if (fu <= fx) {
-      if (u >= x) a = x; else b = x;
-      v = w; fv = fw;
-      w = x; fw = fx;
-      x = u; fx = fu;
-    } else {
-      if (u < x) a = u; else b = u;
-      if (fu <= fw || w == x) {
-        v = w; fv = fw;
-        w = u; fw = fu;
-      } else if (fu <= fv || v == x || v == w) {
-        v = u; fv = fu;
-      }
-    }
-  }
-  fx_out = fx;
-  return x;
+                 double& fx_out) {
+  const double scale = std::max({1.0, std::abs(a), std::abs(b)});
+  const int bits = std::min(52, static_cast<int>(std::ceil(1.0 - std::log2(tol / scale))));
+  std::uintmax_t max_iter = 200;
+  const auto r = boost::math::tools::brent_find_minima(f, a, b, bits, max_iter);
+  fx_out = r.second;
+  return r.first;
 }
 
 // Scan f on the points xs, then Brent on the bracket around the best point. Returns argmin.
@@ -1126,7 +1158,7 @@ double scan_then_brent(const std::function<double(double)>& f, const std::vector
   const double lo = xs[ib == 0 ? 0 : ib - 1];
   const double hi = xs[ib + 1 < xs.size() ? ib + 1 : ib];
   double fx;
-  double x = brent_min(f, lo, hi, tol, fx, xs[ib], fs[ib]);
+  double x = brent_min(f, lo, hi, tol, fx);
   if (fs[ib] < fx) {
     x = xs[ib];
     fx = fs[ib];
@@ -1214,9 +1246,9 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
       const double lo_m = std::max(0.0, m_best - w), hi_m = std::min(m_max, m_best + w);
       double f0 = risk_m(m_best, b_dummy);
       double fx;
-      double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m,
-                           std::max(opt.tol, 1e-5), fx, m_best, f0);
-      m_best = x;
+      const double x = brent_min([&](double m) { return risk_m(m, b_dummy); }, lo_m, hi_m,
+                                 std::max(opt.tol, 1e-5), fx);
+      if (fx <= f0) m_best = x;
       m_cap = m_best >= m_max * (1.0 - 1e-4);
     }
   }

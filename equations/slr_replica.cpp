@@ -305,24 +305,18 @@ ReplicaSystem::ReplicaSystem(ReplicaSetting set, double alpha,
     : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate) {}
 
 std::vector<std::string> ReplicaSystem::names() const {
-  return {"m_k", "q_k", "V_k", "m_v", "q_v", "V_v"};
-}
-
-Vec ReplicaSystem::residual(const Vec& x) const {
-  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_ - x;
-  return map(x) - x;
+  std::vector<std::string> n;
+  ReplicaValues<double>().visit_state([&](const char* name, double) { n.push_back(name); });
+  return n;
 }
 
 Vec ReplicaSystem::map(const Vec& x) const {
-  if (cache_x_.size() == x.size() && cache_x_ == x) return cache_f_;
   Vec xp = x;
   project(xp);
   const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_);
   Vec out(6);
   replica_prior(set_.lambda, c, out.data());
   if (replica_k_inactive(set_)) out(0) = out(1) = 0.0;
-  cache_x_ = x;
-  cache_f_ = out;
   return out;
 }
 
@@ -341,12 +335,12 @@ void ReplicaSystem::project(Vec& x) const {
 }
 
 std::vector<std::string> ReplicaSystem::observable_names() const {
-  return {"mhat_k",      "qhat_k",        "Vhat_k",        "mhat_v",     "qhat_v",
-          "Vhat_v",      "Vhat_k_stein",  "Vhat_v_stein",  "Vhat_k_hessian",
-          "Vhat_v_hessian", "test_error", "train_error",   "train_loss", "at_eigenvalue", "jump_share"};
+  std::vector<std::string> n;
+  ReplicaValues<double>().visit_observables([&](const char* name, double) { n.push_back(name); });
+  return n;
 }
 
-Vec ReplicaSystem::observables(const Vec& x) const {
+ReplicaValues<double> ReplicaSystem::evaluate(const Vec& x) const {
   Vec xp = x;
   project(xp);
   const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_, true);
@@ -358,15 +352,39 @@ Vec ReplicaSystem::observables(const Vec& x) const {
     const double d = set_.lambda + std::abs(h);
     return d > 0.0 ? std::abs(h - st) / d : 0.0;
   };
-  const double jump = replica_k_inactive(set_)
-                          ? share(c.Vhat_v_hessian, c.Vhat_v_stein)
-                          : std::max(share(c.Vhat_k_hessian, c.Vhat_k_stein),
-                                     share(c.Vhat_v_hessian, c.Vhat_v_stein));
-  Vec o(kReplicaObservables);
-  o << c.mhat_k, c.qhat_k, c.Vhat_k, c.mhat_v, c.qhat_v, c.Vhat_v, c.Vhat_k_stein, c.Vhat_v_stein,
-      c.Vhat_k_hessian, c.Vhat_v_hessian, replica_test_error(set_, xp.data()), c.train_mse,
-      0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_), c.at_eigenvalue, jump;
-  return o;
+  ReplicaValues<double> v;
+  v.m_k = xp(0);
+  v.q_k = xp(1);
+  v.V_k = xp(2);
+  v.m_v = xp(3);
+  v.q_v = xp(4);
+  v.V_v = xp(5);
+  v.mhat_k = c.mhat_k;
+  v.qhat_k = c.qhat_k;
+  v.Vhat_k = c.Vhat_k;
+  v.mhat_v = c.mhat_v;
+  v.qhat_v = c.qhat_v;
+  v.Vhat_v = c.Vhat_v;
+  v.Vhat_k_stein = c.Vhat_k_stein;
+  v.Vhat_v_stein = c.Vhat_v_stein;
+  v.Vhat_k_hessian = c.Vhat_k_hessian;
+  v.Vhat_v_hessian = c.Vhat_v_hessian;
+  v.test_error = replica_test_error(set_, xp.data());
+  v.train_error = c.train_mse;
+  v.train_loss = 0.5 * c.train_mse + set_.lambda * (xp(1) + xp(4)) / (2.0 * alpha_);
+  v.at_eigenvalue = c.at_eigenvalue;
+  v.jump_share = replica_k_inactive(set_)
+                     ? share(c.Vhat_v_hessian, c.Vhat_v_stein)
+                     : std::max(share(c.Vhat_k_hessian, c.Vhat_k_stein),
+                                share(c.Vhat_v_hessian, c.Vhat_v_stein));
+  return v;
+}
+
+Vec ReplicaSystem::observables(const Vec& x) const {
+  ReplicaValues<double> v = evaluate(x);
+  std::vector<double> o;
+  v.visit_observables([&](const char*, double d) { o.push_back(d); });
+  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
 }
 
 double ReplicaSystem::free_energy(const Vec& x) const {
@@ -402,54 +420,80 @@ ReplicaCurveOptions::ReplicaCurveOptions() {
   solver.max_iter = 300;
   solver.newton_polish = false;
   solver.stall_window = 20;
+  stall_accept = 1e-2;
+  retry = true;
+  retry_mix = 0.2;
+  retry_max_iter = 1500;
+  target_se = 0.0;
+  max_refine = 2;
+  refine_unstable = false;
 }
 
-RsStability rs_stability(double at, double se) {
-  if (at + 2.0 * se < 1.0) return RsStability::Stable;
-  if (at - 2.0 * se > 1.0) return RsStability::Unstable;
-  return RsStability::Marginal;
-}
-
-std::string to_string(RsStability s) {
-  switch (s) {
-    case RsStability::Stable: return "stable";
-    case RsStability::Unstable: return "unstable";
-    default: return "marginal";
-  }
+Stability rs_stability(double at, double se) {
+  if (at + 2.0 * se < 1.0) return Stability::Stable;
+  if (at - 2.0 * se > 1.0) return Stability::Unstable;
+  return Stability::Marginal;
 }
 
 std::vector<std::string> replica_value_names() {
-  ReplicaSetting s;
-  ReplicaSystem sys(s, 1.0, nullptr, 0);
-  std::vector<std::string> v = sys.names();
-  for (auto& o : sys.observable_names()) v.push_back(o);
-  return v;
+  std::vector<std::string> n;
+  ReplicaValues<double>().visit([&](const char* name, double) { n.push_back(name); });
+  return n;
 }
 
 namespace {
-bool accepted(const SolveSummary& sm, const ReplicaCurveOptions& opt) {
-  return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
-}
 
-// One solve from `start`; a replicate that is not accepted is retried with a slow damped
-// iteration (an unstable direction of the plain or accelerated iteration near the interpolation
-// peak of linear attention), keeping the better of the two.
-SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start,
-                             const ReplicaCurveOptions& opt) {
-  SolveResult sr = solve(sys, start, opt.solver);
-  if (opt.retry && !accepted(sr.summary, opt)) {
-    SolverOptions slow = opt.solver;
-    slow.method = Method::Damped;
-    slow.mix = opt.retry_mix;
-    slow.max_iter = opt.retry_max_iter;
-    slow.stall_window = std::max(opt.solver.stall_window, 100);
-    SolveResult again = solve(sys, start, slow);
-    again.summary.iterations += sr.summary.iterations;
-    if (accepted(again.summary, opt) || again.summary.residual < sr.summary.residual)
-      return again;
+// The replica model as the curve driver sees it: systems per (alpha, replicate, level), the
+// QMC point set of each refinement level (4^level x the points), the replicon stability hook,
+// the training loss as free energy and coexistence by the test error.
+class ReplicaCurveModel : public CurveModel {
+ public:
+  explicit ReplicaCurveModel(const ReplicaSetting& set) : set_(set) {}
+  int replicates() const override { return set_.replicates; }
+  bool prepare_level(int level) override {
+    if (level < static_cast<int>(pts_.size())) return true;
+    ReplicaSetting s = set_;
+    if (level > 0) {
+      s = settings_.back();
+      if (s.n_points > std::numeric_limits<int>::max() / 4) return false;
+      s.n_points *= 4;
+    }
+    settings_.push_back(s);
+    pts_.push_back(make_replica_points(s));
+    return true;
   }
-  return sr;
-}
+  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int level) const override {
+    return std::make_unique<ReplicaSystem>(settings_[level], alpha, pts_[level], r);
+  }
+  int refine_on() const override { return index_of("test_error"); }
+  Stability stability(const CurvePoint& p) const override {
+    const Estimate& at = p.entry(index_of("at_eigenvalue"));
+    return rs_stability(at.mean, at.se);
+  }
+  double free_energy(const CurvePoint& p) const override {
+    return p.entry(index_of("train_loss")).mean;
+  }
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override {
+    const std::size_t i = index_of("test_error");
+    const Estimate &ea = a.entry(i), &eb = b.entry(i);
+    return std::abs(eb.mean - ea.mean) > 4.0 * std::hypot(eb.se, ea.se) + 1e-3;
+  }
+  int n_points(int level) const { return settings_[level].n_points; }
+
+  // Index of a named value in CurvePoint::entry (state then observables).
+  static int index_of(const std::string& name) {
+    static const std::vector<std::string> names = replica_value_names();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return static_cast<int>(i);
+    throw std::logic_error("replica value '" + name + "' not found");
+  }
+
+ private:
+  ReplicaSetting set_;
+  std::vector<ReplicaSetting> settings_;
+  std::vector<std::shared_ptr<const SobolGaussian>> pts_;
+};
+
 }  // namespace
 
 std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas_in,
@@ -458,121 +502,27 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
   validate(set);
   std::vector<double> alphas = alphas_in;
   std::sort(alphas.begin(), alphas.end());
-  const auto pts = make_replica_points(set);
-  const int R = set.replicates;
-  const int n_tasks = static_cast<int>(inits.size()) * R;
-  const int n_alpha = static_cast<int>(alphas.size());
-  // Per task: solve results and observables per alpha.
-  std::vector<std::vector<SolveResult>> res(n_tasks);
-  std::vector<std::vector<Vec>> obs(n_tasks);
-
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int t = 0; t < n_tasks; ++t) {
-    const ReplicaInit init = inits[t / R];
-    const int r = t % R;
-    SystemFactory make = [&](double a) -> std::unique_ptr<FixedPointSystem> {
-      return std::make_unique<ReplicaSystem>(set, a, pts, r);
-    };
-    const Vec x0 = init == ReplicaInit::Informed ? replica_informed_start(set)
-                                                 : replica_uninformed_start(set);
-    const Direction dir = init == ReplicaInit::Informed ? Direction::Backward : Direction::Forward;
-    // Continuation with warm starts (as solver/continuation.hpp, but a stalled replicate whose
-    // limit cycle is small, diff <= stall_accept, is also a valid warm start: with jumping
-    // proximal minimisers that is the normal end of a fixed-draw iteration, §4.5).
-    res[t].resize(n_alpha);
-    Vec start = x0;
-    for (int k = 0; k < n_alpha; ++k) {
-      const int i = dir == Direction::Forward ? k : n_alpha - 1 - k;
-      std::unique_ptr<FixedPointSystem> sys = make(alphas[i]);
-      res[t][i] = solve_with_retry(*sys, start, opt);
-      const SolveSummary& sm = res[t][i].summary;
-      if (sm.converged || (sm.stalled && sm.residual <= opt.stall_accept)) start = res[t][i].x;
-    }
-    obs[t].resize(n_alpha);
-    for (int i = 0; i < n_alpha; ++i) {
-      ReplicaSystem sys(set, alphas[i], pts, r);
-      Vec x = res[t][i].x;
-      sys.project(x);
-      res[t][i].x = x;
-      obs[t][i] = sys.observables(x);
-    }
+  ReplicaCurveModel model(set);
+  std::vector<CurveStart> starts;
+  for (ReplicaInit init : inits) {
+    CurveStart st;
+    st.label = to_string(init);
+    st.x0 = init == ReplicaInit::Informed ? replica_informed_start(set)
+                                          : replica_uninformed_start(set);
+    st.direction = init == ReplicaInit::Informed ? Direction::Backward : Direction::Forward;
+    starts.push_back(st);
   }
-
-  // Aggregation over replicates of the point (init k, alpha i).
-  const int nv = 6 + kReplicaObservables;
-  auto aggregate = [&](std::size_t k, int i, int n_points) {
-    ReplicaPoint p;
-    p.alpha = alphas[i];
-    p.init = inits[k];
-    p.n_points = n_points;
-    std::vector<std::vector<double>> vals(nv, std::vector<double>(R));
-    for (int r = 0; r < R; ++r) {
-      const int t = static_cast<int>(k) * R + r;
-      const SolveResult& sr = res[t][i];
-      for (int j = 0; j < 6; ++j) vals[j][r] = sr.x(j);
-      for (int j = 0; j < kReplicaObservables; ++j) vals[6 + j][r] = obs[t][i](j);
-      const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
-      const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
-      if (ok_tol) ++p.n_converged;
-      else if (sr.summary.stalled) ++p.n_stalled;
-      if (!ok_tol && !ok_stall) ++p.n_failed;
-      p.iterations = std::max(p.iterations, sr.summary.iterations);
-      p.residual = std::max(p.residual, sr.summary.residual);
-    }
-    p.mean.resize(nv);
-    p.se.resize(nv);
-    for (int j = 0; j < nv; ++j) {
-      const Estimate e = summarize(vals[j]);
-      p.mean[j] = e.mean;
-      p.se[j] = e.se;
-    }
-    p.converged = p.n_failed == 0;
-    return p;
-  };
+  const std::vector<CurvePoint> cps = run_curve(model, alphas, starts, opt);
   std::vector<ReplicaPoint> out;
-  for (std::size_t k = 0; k < inits.size(); ++k)
-    for (int i = 0; i < n_alpha; ++i) out.push_back(aggregate(k, i, set.n_points));
-
-  // Error-bar refinement (see ReplicaCurveOptions::target_se).
-  const int i_test = 6 + 10, i_at = 6 + 13;
-  ReplicaSetting fine = set;
-  for (int level = 1; opt.target_se > 0.0 && level <= opt.max_refine; ++level) {
-    std::vector<int> todo;  // indices into out
-    for (int j = 0; j < static_cast<int>(out.size()); ++j) {
-      const ReplicaPoint& p = out[j];
-      if (p.converged && p.se[i_test] > opt.target_se &&
-          (opt.refine_unstable || rs_stability(p.mean[i_at], p.se[i_at]) != RsStability::Unstable))
-        todo.push_back(j);
-    }
-    if (todo.empty()) break;
-    if (fine.n_points > std::numeric_limits<int>::max() / 4) break;
-    fine.n_points *= 4;
-    const auto fpts = make_replica_points(fine);
-    std::vector<SolveResult> fres(todo.size() * R);
-    std::vector<Vec> fobs(todo.size() * R);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int u = 0; u < static_cast<int>(fres.size()); ++u) {
-      const int j = todo[u / R], r = u % R;
-      const int k = j / n_alpha, i = j % n_alpha;
-      ReplicaSystem sys(fine, alphas[i], fpts, r);
-      SolveResult sr = solve_with_retry(sys, res[k * R + r][i].x, opt);
-      sys.project(sr.x);
-      fobs[u] = sys.observables(sr.x);
-      fres[u] = std::move(sr);
-    }
-    for (std::size_t v = 0; v < todo.size(); ++v) {
-      const int j = todo[v], k = j / n_alpha, i = j % n_alpha;
-      // Keep the refined solve only if every replicate was accepted (else the coarse point,
-      // which converged, stays).
-      bool all_ok = true;
-      for (int r = 0; r < R; ++r) all_ok = all_ok && accepted(fres[v * R + r].summary, opt);
-      if (!all_ok) continue;
-      for (int r = 0; r < R; ++r) {
-        res[k * R + r][i] = fres[v * R + r];
-        obs[k * R + r][i] = fobs[v * R + r];
-      }
-      out[j] = aggregate(static_cast<std::size_t>(k), i, fine.n_points);
-    }
+  for (const CurvePoint& c : cps) {
+    ReplicaPoint p;
+    static_cast<CurveStatus&>(p) = c;
+    p.alpha = c.param;
+    p.init = inits[c.start];
+    p.n_points = model.n_points(c.level);
+    std::size_t j = 0;
+    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
+    out.push_back(std::move(p));
   }
   return out;
 }

@@ -25,7 +25,7 @@
 #include "equations/slr_model.hpp"
 #include "equations/slr_replica_prox.hpp"
 #include "integrators/qmc.hpp"
-#include "solver/continuation.hpp"
+#include "solver/curve.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -96,14 +96,45 @@ double replicon_eigenvalue(const Eigen::Matrix4d& gram, double alpha, double V_k
 // Prior part (S14): order parameters from the hats.
 void replica_prior(double lambda, const ChannelStats& c, double* P);
 
-// The fixed-point system of one replicate at one alpha. Unknowns (m_k, q_k, V_k, m_v, q_v, V_v).
-// Observables: mhat_k, qhat_k, Vhat_k, mhat_v, qhat_v, Vhat_v, Vhat_k_stein, Vhat_v_stein,
-// Vhat_k_hessian, Vhat_v_hessian, test_error, train_error, train_loss, at_eigenvalue,
-// jump_share (max over k, v of |Vhat_H - Vhat_S|/(lambda + |Vhat_H|): the relative change of the
-// susceptibility V due to jumps of the proximal minimiser between local minima).
+// The values of the replica model, with names: the state (the unknowns of the fixed point) and
+// the observables reported beside it. T = double for one replicate, T = Estimate for a curve
+// point aggregated over replicates. visit() lists every field once, in the order of the
+// unknowns then the observables: the one place that order is written.
+template <class T>
+struct ReplicaValues {
+  T m_k{}, q_k{}, V_k{}, m_v{}, q_v{}, V_v{};  // state
+  T mhat_k{}, qhat_k{}, Vhat_k{}, mhat_v{}, qhat_v{}, Vhat_v{};  // hats driving the iteration
+  T Vhat_k_stein{}, Vhat_v_stein{};      // (S20')
+  T Vhat_k_hessian{}, Vhat_v_hessian{};  // (S20)
+  T test_error{};   // (S7)
+  T train_error{};  // E(y - f)^2 incl. Delta (§4.6)
+  T train_loss{};   // training objective per sample R/N at the RS minimiser (zero temperature)
+  T at_eigenvalue{};  // replicon (de Almeida-Thouless) eigenvalue; RS unstable above 1
+  // max over k, v of |Vhat_H - Vhat_S|/(lambda + |Vhat_H|): the relative change of V due to
+  // jumps of the proximal minimiser between local minima
+  T jump_share{};
+
+  template <class F> void visit_state(F&& f) {
+    f("m_k", m_k); f("q_k", q_k); f("V_k", V_k); f("m_v", m_v); f("q_v", q_v); f("V_v", V_v);
+  }
+  template <class F> void visit_observables(F&& f) {
+    f("mhat_k", mhat_k); f("qhat_k", qhat_k); f("Vhat_k", Vhat_k);
+    f("mhat_v", mhat_v); f("qhat_v", qhat_v); f("Vhat_v", Vhat_v);
+    f("Vhat_k_stein", Vhat_k_stein); f("Vhat_v_stein", Vhat_v_stein);
+    f("Vhat_k_hessian", Vhat_k_hessian); f("Vhat_v_hessian", Vhat_v_hessian);
+    f("test_error", test_error); f("train_error", train_error); f("train_loss", train_loss);
+    f("at_eigenvalue", at_eigenvalue); f("jump_share", jump_share);
+  }
+  template <class F> void visit(F&& f) {
+    visit_state(f);
+    visit_observables(f);
+  }
+};
+
+// The fixed-point system of one replicate at one alpha. Unknowns (m_k, q_k, V_k, m_v, q_v, V_v);
+// observables: the non-state fields of ReplicaValues, in its order.
 // Free energy: the training objective per sample R/N = train_mse/2 + lambda (q_k + q_v)/(2 alpha)
 // at the RS minimiser (zero temperature), used to prefer a branch.
-constexpr int kReplicaObservables = 15;
 class ReplicaSystem : public FixedPointSystem {
  public:
   ReplicaSystem(ReplicaSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
@@ -111,19 +142,18 @@ class ReplicaSystem : public FixedPointSystem {
   int dim() const override { return 6; }
   std::vector<std::string> names() const override;
   Vec map(const Vec& x) const override;
-  // F(x) - x, reusing the last map() evaluation at the same x (the solver asks for both).
-  Vec residual(const Vec& x) const override;
   void project(Vec& x) const override;
   std::vector<std::string> observable_names() const override;
   Vec observables(const Vec& x) const override;
   double free_energy(const Vec& x) const override;
+  // Every value at the state x (projected first), named.
+  ReplicaValues<double> evaluate(const Vec& x) const;
 
  private:
   ReplicaSetting set_;
   double alpha_;
   std::shared_ptr<const SobolGaussian> pts_;
   int r_;
-  mutable Vec cache_x_, cache_f_;  // one system is used by one thread at a time
 };
 
 // Initial states (§4.7).
@@ -133,57 +163,42 @@ Vec replica_uninformed_start(const ReplicaSetting& set);
 enum class ReplicaInit { Informed, Uninformed };
 std::string to_string(ReplicaInit i);
 
-// A curve over alpha for one start, aggregated over the R replicates.
-struct ReplicaPoint {
-  double alpha = 0;
-  ReplicaInit init = ReplicaInit::Informed;
-  std::vector<double> mean;  // P (6) followed by the observables, mean over replicates
-  std::vector<double> se;    // their standard errors
-  int n_converged = 0;       // replicates that reached the tolerance
-  int n_stalled = 0;         // replicates that ended in a small limit cycle (§4.5)
-  int n_failed = 0;          // replicates neither converged nor stalled within stall_accept
-  int iterations = 0;        // max over replicates
-  double residual = 0;       // max over replicates
-  bool converged = false;    // every replicate converged, or stalled with residual <= stall_accept
-  int n_points = 0;          // QMC points per replicate behind this point (after refinement)
-};
-
-struct ReplicaCurveOptions {
-  // Anderson-accelerated (depth 5) iteration with mix 0.5, tol 1e-5, max_iter 300, stall_window
-  // 20, no Newton polish. Anderson reaches the same fixed points as the spec's damped iteration
-  // (§4.7; differences ~1e-5, measured) in 3-4x fewer iterations; Method::Damped is available.
-  SolverOptions solver;
-  double stall_accept = 1e-2;  // a stalled replicate counts as converged below this diff
-  // A replicate that neither converged nor stalled within stall_accept is solved again from the
-  // same start with a damped iteration of mix retry_mix (at most retry_max_iter iterations).
-  bool retry = true;
-  double retry_mix = 0.2;
-  int retry_max_iter = 1500;
-  // Error-bar refinement: a converged point whose test_error s.e. exceeds target_se (0 = off) is
-  // solved again, every replicate warm-started from its own fixed point, with 4x the QMC points,
-  // up to max_refine times (4^max_refine x the points). Points whose RS fixed point is locally
-  // unstable (RsStability::Unstable) are refined only with refine_unstable: there the RS value
-  // is not the ERM answer, and its s.e. is large because the fixed point is ill-conditioned.
-  double target_se = 0.0;
-  int max_refine = 2;
-  bool refine_unstable = false;
-  ReplicaCurveOptions();
-};
-
 // Local stability of the RS fixed point from the replicon eigenvalue and its standard error:
 // stable when at + 2 se < 1, unstable when at - 2 se > 1, marginal otherwise. The estimate is
 // heavy-tailed (draws where V^-1 + H is nearly singular), so its s.e. is itself rough.
-enum class RsStability { Stable, Marginal, Unstable };
-RsStability rs_stability(double at_eigenvalue, double at_se);
-std::string to_string(RsStability s);
+using RsStability = Stability;
+Stability rs_stability(double at_eigenvalue, double at_se);
 
-// Names of the aggregated values in ReplicaPoint::mean (P names then observable names).
+// A curve point for one start, every value as mean +- s.e. over the R replicates, with the
+// driver's bookkeeping (CurveStatus: converged = every replicate converged, or stalled with
+// residual <= stall_accept; n_stalled; preferred = lowest train_loss among the converged starts;
+// coexist = another start converged to a test error more than 4 s.e. + 1e-3 away; stability
+// from the replicon eigenvalue).
+struct ReplicaPoint : CurveStatus, ReplicaValues<Estimate> {
+  double alpha = 0;
+  ReplicaInit init = ReplicaInit::Informed;
+  int n_points = 0;  // QMC points per replicate behind this point (after refinement)
+};
+
+// Anderson-accelerated (depth 5) iteration with mix 0.5, tol 1e-5, max_iter 300, stall_window
+// 20, no Newton polish. Anderson reaches the same fixed points as the spec's damped iteration
+// (§4.7; differences ~1e-5, measured) in 3-4x fewer iterations; Method::Damped is available.
+// A stalled replicate counts as converged below stall_accept = 1e-2; failed replicates are
+// retried (damped, mix 0.2, at most 1500 iterations). Refinement (target_se > 0) raises the QMC
+// points 4x per level; points whose RS fixed point is locally unstable are refined only with
+// refine_unstable: there the RS value is not the ERM answer, and its s.e. is large because the
+// fixed point is ill-conditioned.
+struct ReplicaCurveOptions : CurveOptions {
+  ReplicaCurveOptions();
+};
+
+// Names of the values of a replica point (state names then observable names).
 std::vector<std::string> replica_value_names();
 
 // Continuation in alpha (sorted ascending inside) for every start in `inits`: informed runs
-// backward from the largest alpha, uninformed forward from the smallest, each with warm starts.
-// Parallel over (start, replicate) with OpenMP; the result does not depend on the number of
-// threads (each replicate's solve is sequential and independent).
+// backward from the largest alpha, uninformed forward from the smallest, each with warm starts;
+// through the curve driver (solver/curve.hpp). The result does not depend on the number of
+// threads. Output: start-major, alphas ascending.
 std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas,
                                         const std::vector<ReplicaInit>& inits,
                                         const ReplicaCurveOptions& opt);

@@ -11,22 +11,6 @@
 
 namespace saddle {
 
-Estimate summarize(const std::vector<double>& values) {
-  Estimate e;
-  e.replicates = values;
-  const std::size_t R = values.size();
-  if (R == 0) return e;
-  double s = 0.0;
-  for (double v : values) s += v;
-  e.mean = s / R;
-  if (R > 1) {
-    double ss = 0.0;
-    for (double v : values) ss += (v - e.mean) * (v - e.mean);
-    e.se = std::sqrt(ss / (R - 1) / R);
-  }
-  return e;
-}
-
 SobolGaussian::SobolGaussian(int d, int n, int replicates, std::uint64_t seed)
     : d_(d), n_(n), R_(replicates) {
   if (d < 1 || d > 40) throw std::invalid_argument("Sobol dimension must be in 1..40");

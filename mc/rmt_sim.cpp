@@ -35,6 +35,8 @@ int SimSetting::p() const { return static_cast<int>(std::lround(c * n)); }
 void validate_setting(const SimSetting& s) {
   if (s.n < 2) throw std::invalid_argument("n must be >= 2");
   if (!(s.c > 0.0) || !std::isfinite(s.c)) throw std::invalid_argument("c must be > 0");
+  if (!(s.c * s.n * static_cast<double>(s.n) <= 1.2e8))  // before forming p (an int)
+    throw std::invalid_argument("p * n > 1.2e8: too large for this simulation");
   if (s.p() < 3) throw std::invalid_argument("p = round(c n) must be >= 3 (mu, w_K, w_Q live on e1..e3)");
   if (static_cast<double>(s.p()) * s.n > 1.2e8)
     throw std::invalid_argument("p * n > 1.2e8: too large for this simulation");

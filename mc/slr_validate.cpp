@@ -264,12 +264,6 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
   for (const auto& c : cases)
     if (c.kind == CaseKind::Erm) groups[replica_key(c)].push_back(c.alpha);
   std::map<std::pair<ReplicaKey, double>, ReplicaPoint> theory;
-  const auto names = replica_value_names();
-  auto index_of = [&](const std::string& n) {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == n) return static_cast<int>(i);
-    throw std::logic_error("replica value '" + n + "' not found");
-  };
   for (const auto& g : groups) {
     const ValidationCase* c0 = nullptr;
     for (const auto& c : cases)
@@ -330,10 +324,10 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
                    fmt_short(p.residual) + (p.converged ? "" : " (above the replica's stall_accept)");
       }
       if (!usable) th_note += "; NOT a fixed point (residual > 0.05)";
-      const int i_at = index_of("at_eigenvalue");
-      const RsStability stab = rs_stability(p.mean[i_at], p.se[i_at]);
-      const std::string at_text = "replicon eigenvalue " + fmt_short(p.mean[i_at]) + " +- " +
-                                  fmt_short(p.se[i_at]) + " (" + to_string(stab) + ")";
+      const RsStability stab = p.stability;
+      const std::string at_text = "replicon eigenvalue " + fmt_short(p.at_eigenvalue.mean) +
+                                  " +- " + fmt_short(p.at_eigenvalue.se) + " (" +
+                                  to_string(stab) + ")";
       th_note += "; " + at_text;
       const std::string rs_unstable =
           stab == RsStability::Unstable
@@ -345,16 +339,18 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
                                   " lbfgs_converged=" + std::to_string(S.converged);
       struct Q {
         const char* name;
+        const Estimate* th;
         const Stat* st;
       };
-      const Q qs[] = {{"m_k", &S.m_k},           {"q_k", &S.q_k},
-                      {"m_v", &S.m_v},           {"q_v", &S.q_v},
-                      {"test_error", &S.e_test}, {"train_error", &S.train_mse}};
-      for (const auto& q : qs) {
-        const int i = index_of(q.name);
-        compare(out, c, "erm", q.name, p.mean[i], p.se[i], q.st->mean, q.st->se, allowance,
+      const Q qs[] = {{"m_k", &p.m_k, &S.m_k},
+                      {"q_k", &p.q_k, &S.q_k},
+                      {"m_v", &p.m_v, &S.m_v},
+                      {"q_v", &p.q_v, &S.q_v},
+                      {"test_error", &p.test_error, &S.e_test},
+                      {"train_error", &p.train_error, &S.train_mse}};
+      for (const auto& q : qs)
+        compare(out, c, "erm", q.name, q.th->mean, q.th->se, q.st->mean, q.st->se, allowance,
                 th_note, mc_note, usable, rs_unstable);
-      }
     }
   }
   return out;

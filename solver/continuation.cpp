@@ -19,22 +19,32 @@ std::vector<SolveResult> continuation(const SystemFactory& make, const std::vect
   return out;
 }
 
-int preferred_branch(const std::vector<Branch>& branches, std::size_t i,
-                     const FixedPointSystem& sys_at_i) {
+int lowest_free_energy(const std::vector<double>& f, const std::vector<bool>& ok) {
   int best = -1;
   double best_f = std::numeric_limits<double>::infinity();
-  for (std::size_t b = 0; b < branches.size(); ++b) {
-    if (i >= branches[b].points.size() || !branches[b].points[i].summary.converged) continue;
-    double f = sys_at_i.free_energy(branches[b].points[i].x);
+  for (std::size_t b = 0; b < f.size(); ++b) {
+    if (!ok[b]) continue;
     if (best < 0) {
       best = static_cast<int>(b);
-      best_f = std::isnan(f) ? std::numeric_limits<double>::infinity() : f;
-    } else if (!std::isnan(f) && f < best_f) {
+      best_f = std::isnan(f[b]) ? std::numeric_limits<double>::infinity() : f[b];
+    } else if (!std::isnan(f[b]) && f[b] < best_f) {
       best = static_cast<int>(b);
-      best_f = f;
+      best_f = f[b];
     }
   }
   return best;
+}
+
+int preferred_branch(const std::vector<Branch>& branches, std::size_t i,
+                     const FixedPointSystem& sys_at_i) {
+  std::vector<double> f(branches.size(), std::numeric_limits<double>::quiet_NaN());
+  std::vector<bool> ok(branches.size(), false);
+  for (std::size_t b = 0; b < branches.size(); ++b) {
+    if (i >= branches[b].points.size() || !branches[b].points[i].summary.converged) continue;
+    ok[b] = true;
+    f[b] = sys_at_i.free_energy(branches[b].points[i].x);
+  }
+  return lowest_free_energy(f, ok);
 }
 
 bool branches_differ(const Branch& a, const Branch& b, std::size_t i, double tol) {

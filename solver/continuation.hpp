@@ -27,6 +27,12 @@ struct Branch {
   std::vector<SolveResult> points;
 };
 
+// Index of the lowest free energy among the candidates with ok[b] (ties and NaN free energies:
+// the first acceptable one, which a later candidate with a finite lower value replaces); -1 if
+// none is acceptable. The one rule of branch preference, used by preferred_branch and the curve
+// driver.
+int lowest_free_energy(const std::vector<double>& f, const std::vector<bool>& ok);
+
 // For grid point i: index of the converged branch with the lowest free energy (ties and
 // unknown free energies: the first converged); -1 if none converged.
 int preferred_branch(const std::vector<Branch>& branches, std::size_t i,

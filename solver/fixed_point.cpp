@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <ostream>
 #include <stdexcept>
 
 namespace saddle {
@@ -35,7 +36,7 @@ struct GslAdapter {
     auto* a = static_cast<GslAdapter*>(p);
     Vec xv(x->size);
     for (std::size_t i = 0; i < x->size; ++i) xv[i] = gsl_vector_get(x, i);
-    Vec r = a->sys->residual(xv);
+    Vec r = fixed_point_residual(*a->sys, xv);
     if (!all_finite(r)) return GSL_EBADFUNC;
     for (std::size_t i = 0; i < x->size; ++i) gsl_vector_set(out, i, r[i]);
     return GSL_SUCCESS;
@@ -43,6 +44,22 @@ struct GslAdapter {
 };
 
 }  // namespace
+
+std::string to_string(Termination t) {
+  switch (t) {
+    case Termination::Tolerance: return "tolerance";
+    case Termination::Newton: return "newton";
+    case Termination::NewtonFailed: return "newton_failed";
+    case Termination::MaxIter: return "max_iter";
+    case Termination::Stalled: return "stalled";
+    case Termination::NonFinite: return "non_finite";
+  }
+  return "unknown";
+}
+
+std::ostream& operator<<(std::ostream& os, Termination t) { return os << to_string(t); }
+
+Vec fixed_point_residual(const FixedPointSystem& sys, const Vec& x) { return sys.map(x) - x; }
 
 std::string to_string(Method m) { return m == Method::Damped ? "damped" : "anderson"; }
 
@@ -58,8 +75,8 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
   const int n = sys.dim();
   SolveResult res;
   res.x = x0;
-  res.summary.residual = inf_norm(sys.residual(x0));
-  res.summary.reason = "newton_failed";
+  res.summary.residual = inf_norm(fixed_point_residual(sys, x0));
+  res.summary.reason = Termination::NewtonFailed;
   GslAdapter ad{&sys};
   gsl_multiroot_function F{&GslAdapter::f, static_cast<std::size_t>(n), &ad};
   gsl_vector* x = gsl_vector_alloc(n);
@@ -73,7 +90,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
       for (int i = 0; i < n; ++i) xv[i] = gsl_vector_get(s->x, i);
       Vec xp = xv;
       sys.project(xp);
-      double r = inf_norm(sys.residual(xp));
+      double r = inf_norm(fixed_point_residual(sys, xp));
       if (r < res.summary.residual) {
         res.summary.residual = r;
         res.x = xp;
@@ -86,7 +103,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
   gsl_vector_free(x);
   res.summary.iterations = std::min(iters, opt.newton_max_iter);
   res.summary.converged = res.summary.residual <= opt.tol;
-  if (res.summary.converged) res.summary.reason = "newton";
+  if (res.summary.converged) res.summary.reason = Termination::Newton;
   res.summary.wall_seconds = seconds_since(t0);
   return res;
 }
@@ -107,7 +124,8 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   double prev_r = std::numeric_limits<double>::infinity();
   bool last_was_anderson = false;
   int it = 0;
-  std::string reason = "max_iter";
+  Termination reason = Termination::MaxIter;
+  double r_final = std::numeric_limits<double>::infinity();  // residual at x when tol was met
   bool stalled = false;
   auto reset_history = [&] {
     dX.clear();
@@ -116,7 +134,9 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   for (it = 1; it <= opt.max_iter; ++it) {
     Vec fx = sys.map(x);
     const bool finite = all_finite(fx);
-    double r = finite ? inf_norm(sys.residual(x)) : std::numeric_limits<double>::infinity();
+    // The residual F(x) - x of the undamped map, from the F(x) just evaluated.
+    Vec g = fx - x;
+    double r = finite ? inf_norm(g) : std::numeric_limits<double>::infinity();
     // Safe fallback: an accelerated step that made things clearly worse (or non-finite) is
     // replaced by a plain damped step from the last accepted iterate, and the history is reset.
     if (last_was_anderson && (!finite || r > 2.0 * prev_r)) {
@@ -127,10 +147,9 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
       continue;
     }
     if (!finite) {
-      reason = "non_finite";
+      reason = Termination::NonFinite;
       break;
     }
-    Vec g = fx - x;  // fixed-point residual of the undamped map
     if (r < best_r) {
       best_r = r;
       best_x = x;
@@ -139,7 +158,8 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
       ++since_best;
     }
     if (r <= opt.tol) {
-      reason = "tolerance";
+      r_final = r;
+      reason = Termination::Tolerance;
       break;
     }
     if (opt.stall_window > 0) {
@@ -147,7 +167,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
       if (static_cast<int>(hist_x.size()) > opt.stall_window) hist_x.pop_front();
       if (since_best >= opt.stall_window) {
         stalled = true;
-        reason = "stalled";
+        reason = Termination::Stalled;
         break;
       }
     }
@@ -192,9 +212,9 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   }
   if (it > opt.max_iter) it = opt.max_iter;
   res.summary.iterations = it;
-  if (reason == "tolerance") {
+  if (reason == Termination::Tolerance) {
     res.x = x;
-    res.summary.residual = inf_norm(sys.residual(x));
+    res.summary.residual = r_final;
     res.summary.converged = true;
   } else if (stalled) {
     Vec mean = Vec::Zero(x.size());
@@ -202,7 +222,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
     mean /= static_cast<double>(hist_x.size());
     sys.project(mean);
     res.x = mean;
-    res.summary.residual = inf_norm(sys.residual(mean));
+    res.summary.residual = inf_norm(fixed_point_residual(sys, mean));
     res.summary.stalled = true;
     res.summary.converged = false;
   } else {
@@ -219,7 +239,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
     }
     if (nr.summary.converged) {
       res.summary.converged = true;
-      res.summary.reason = "newton";
+      res.summary.reason = Termination::Newton;
     }
   }
   res.summary.wall_seconds = seconds_since(t0);

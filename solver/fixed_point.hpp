@@ -1,6 +1,7 @@
 // Fixed-point solvers (damped iteration, Anderson acceleration with a safe fallback) and a Newton
 // polish (GSL hybrids on the residual). Every solve returns a SolveSummary; nothing here prints.
 #pragma once
+#include <iosfwd>
 #include <string>
 
 #include "solver/system.hpp"
@@ -30,12 +31,24 @@ std::string to_string(Method m);
 // Parses "damped" or "anderson"; throws std::invalid_argument otherwise.
 Method parse_method(const std::string& s);
 
+// Why a solve ended. Written as text only where a table or a message needs it (to_string).
+enum class Termination {
+  Tolerance,     // the residual met tol
+  Newton,        // the Newton polish met tol
+  NewtonFailed,  // the Newton polish alone did not meet tol
+  MaxIter,       // iteration budget spent
+  Stalled,       // limit cycle: no new best residual within stall_window iterations
+  NonFinite,     // the map returned a non-finite value
+};
+std::string to_string(Termination t);  // "tolerance", "newton", "newton_failed", "max_iter", ...
+std::ostream& operator<<(std::ostream& os, Termination t);
+
 struct SolveSummary {
   bool converged = false;
   bool stalled = false;
-  std::string reason;  // "tolerance", "newton", "max_iter", "stalled", "non_finite", ...
+  Termination reason = Termination::MaxIter;
   int iterations = 0;  // fixed-point iterations + Newton iterations
-  double residual = std::numeric_limits<double>::infinity();  // |residual(x)|_inf at the result
+  double residual = std::numeric_limits<double>::infinity();  // |F(x) - x|_inf at the result
   double wall_seconds = 0.0;
 };
 
@@ -47,7 +60,10 @@ struct SolveResult {
 // Solve from x0. The result x is the best iterate found (lowest residual) if not converged.
 SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt);
 
-// Newton polish alone (GSL hybrids on sys.residual), accepted only if |residual|_inf <= tol.
+// F(x) - x, the residual whose infinity norm judges convergence.
+Vec fixed_point_residual(const FixedPointSystem& sys, const Vec& x);
+
+// Newton polish alone (GSL hybrids on F(x) - x), accepted only if |F(x) - x|_inf <= tol.
 SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt);
 
 }  // namespace saddle

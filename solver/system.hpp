@@ -1,6 +1,8 @@
 // The equation-system concept every model implements. The solver sees only this interface: a
-// dimension, parameter names, an update map x -> F(x), an optional residual, bounds (projection
-// onto the admissible set), optional observables and an optional free energy for branch choice.
+// dimension, parameter names, an update map x -> F(x), bounds (projection onto the admissible
+// set), optional observables and an optional free energy for branch choice. The residual whose
+// infinity norm judges convergence is F(x) - x, formed by the solver from the F(x) it evaluated,
+// so a model needs no cache of its last evaluation.
 #pragma once
 #include <Eigen/Dense>
 #include <limits>
@@ -19,9 +21,6 @@ class FixedPointSystem {
   virtual std::vector<std::string> names() const = 0;
   // The update map F. A fixed point x = F(x) is a solution.
   virtual Vec map(const Vec& x) const = 0;
-  // A residual whose root is the solution; convergence is judged on its infinity norm.
-  // Default: F(x) - x (the undamped map).
-  virtual Vec residual(const Vec& x) const { return map(x) - x; }
   // Bring x into the admissible set (e.g. V > 0, q >= m^2). Default: nothing to enforce.
   virtual void project(Vec& x) const {}
   // Derived quantities at a solution (e.g. test error), reported beside x.

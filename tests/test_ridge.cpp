@@ -55,10 +55,10 @@ TEST_CASE("Ridge fixture: solver reproduces the closed form to 1e-9 from a cold 
         ridge::ClosedForm cf = ridge::closed_form(p);
         INFO("alpha=" << alpha << " lambda=" << lambda << " delta=" << delta);
         REQUIRE(r.summary.converged);
-        CHECK(std::fabs(sys.observables(r.x)[3] - cf.test_error) < 1e-9);
+        CHECK(std::fabs(sys.evaluate(r.x).test_error - cf.test_error) < 1e-9);
         CHECK(std::fabs(r.x[0] - cf.m) < 1e-9);
         CHECK(std::fabs(r.x[2] - cf.V) < 1e-9);
-        CHECK(std::fabs(sys.observables(r.x)[4] - cf.train_error) < 1e-9);
+        CHECK(std::fabs(sys.evaluate(r.x).train_error - cf.train_error) < 1e-9);
       }
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("Continuation in alpha reaches the same points, both directions", "[ri
     auto chain = continuation(make, alphas, ridge::RidgeSystem::cold_start(), opt, dir);
     for (std::size_t i = 0; i < alphas.size(); ++i) {
       REQUIRE(chain[i].summary.converged);
-      CHECK(std::fabs(ridge::RidgeSystem({alphas[i], 0.1, 0.25}).observables(chain[i].x)[3] -
+      CHECK(std::fabs(ridge::RidgeSystem({alphas[i], 0.1, 0.25}).evaluate(chain[i].x).test_error -
                       ridge::closed_form({alphas[i], 0.1, 0.25}).test_error) < 1e-9);
     }
   }

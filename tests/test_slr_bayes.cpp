@@ -32,8 +32,8 @@ TEST_CASE("BO state evolution at L = 1 has the closed form of §5", "[bayes]") {
     const double Qv = (b - std::sqrt(b * b - 4.0 * a)) / 2.0;
     INFO("alpha " << a);
     CHECK(p.converged);
-    CHECK(std::abs(p.mean[1] - Qv) < 5 * p.se[1] + 1e-4);
-    CHECK(std::abs(p.mean[6] - (1.0 - Qv)) < 5 * p.se[6] + 1e-4);
+    CHECK(std::abs(p.Q_v.mean - Qv) < 5 * p.Q_v.se + 1e-4);
+    CHECK(std::abs(p.test_error.mean - (1.0 - Qv)) < 5 * p.test_error.se + 1e-4);
   }
 }
 
@@ -48,16 +48,16 @@ TEST_CASE("BO error tends to the Bayes risk, Nishimori holds, bounds hold (§5)"
   const auto pts = bayes_curve(set, alphas, {BayesInit::Informed}, BayesCurveOptions());
   const double eb = bayes_risk(Task::Spiked, {2}, 2.0);
   for (const auto& p : pts) {
-    INFO("alpha " << p.alpha << " E_BO " << p.mean[6] << " E_Bayes " << eb);
+    INFO("alpha " << p.alpha << " E_BO " << p.test_error.mean << " E_Bayes " << eb);
     CHECK(p.converged);
     // Nishimori: A_hat = B_hat (values 4 and 5), 5 s.e. plus 1e-3.
-    CHECK(std::abs(p.mean[4] - p.mean[5]) < 5 * std::hypot(p.se[4], p.se[5]) + 1e-3);
-    CHECK(p.mean[6] >= eb - 5 * p.se[6] - 1e-4);
+    CHECK(std::abs(p.A_hat.mean - p.B_hat.mean) < 5 * std::hypot(p.A_hat.se, p.B_hat.se) + 1e-3);
+    CHECK(p.test_error.mean >= eb - 5 * p.test_error.se - 1e-4);
   }
   // alpha = 400: the overlaps are 1 - O(1/alpha), the excess error O(1/alpha).
-  CHECK(pts[2].mean[6] == Approx(eb).margin(5e-3));
-  CHECK(pts[0].mean[6] > pts[1].mean[6]);
-  CHECK(pts[1].mean[6] > pts[2].mean[6]);
+  CHECK(pts[2].test_error.mean == Approx(eb).margin(5e-3));
+  CHECK(pts[0].test_error.mean > pts[1].test_error.mean);
+  CHECK(pts[1].test_error.mean > pts[2].test_error.mean);
 
   // E_BO <= E_ERM: replica softmax ERM at the same alpha (lambda = 0.1), informed branch.
   ReplicaSetting rs;
@@ -69,8 +69,8 @@ TEST_CASE("BO error tends to the Bayes risk, Nishimori holds, bounds hold (§5)"
   rs.replicates = 4;
   const auto erm = replica_curve(rs, {1.0, 4.0}, {ReplicaInit::Informed}, ReplicaCurveOptions());
   for (int i = 0; i < 2; ++i) {
-    INFO("alpha " << erm[i].alpha << " E_ERM " << erm[i].mean[16] << " E_BO " << pts[i].mean[6]);
-    CHECK(erm[i].mean[16] + 4 * erm[i].se[16] >= pts[i].mean[6]);
+    INFO("alpha " << erm[i].alpha << " E_ERM " << erm[i].test_error.mean << " E_BO " << pts[i].test_error.mean);
+    CHECK(erm[i].test_error.mean + 4 * erm[i].test_error.se >= pts[i].test_error.mean);
   }
 }
 
@@ -88,17 +88,17 @@ TEST_CASE("BO state evolution with a variable length (§1.4)", "[bayes]") {
   const auto pts = bayes_curve(set, alphas, {BayesInit::Informed}, BayesCurveOptions());
   const double eb = bayes_risk(Task::Spiked, {1, 2, 3}, 2.0);
   for (const auto& p : pts) {
-    INFO("alpha " << p.alpha << " E_BO " << p.mean[6] << " E_Bayes " << eb);
+    INFO("alpha " << p.alpha << " E_BO " << p.test_error.mean << " E_Bayes " << eb);
     CHECK(p.converged);
-    CHECK(std::abs(p.mean[4] - p.mean[5]) < 5 * std::hypot(p.se[4], p.se[5]) + 1e-3);
-    CHECK(p.mean[6] >= eb - 5 * p.se[6] - 1e-4);
+    CHECK(std::abs(p.A_hat.mean - p.B_hat.mean) < 5 * std::hypot(p.A_hat.se, p.B_hat.se) + 1e-3);
+    CHECK(p.test_error.mean >= eb - 5 * p.test_error.se - 1e-4);
   }
-  CHECK(pts[1].mean[6] == Approx(eb).margin(5e-3));
+  CHECK(pts[1].test_error.mean == Approx(eb).margin(5e-3));
   BayesSetting ones = set;
   ones.lengths = {1, 1};
   const auto p1 = bayes_curve(ones, {2.0}, {BayesInit::Uninformed}, BayesCurveOptions());
   const double b = 1.0 + set.delta + 2.0, Qv = (b - std::sqrt(b * b - 8.0)) / 2.0;
-  CHECK(std::abs(p1[0].mean[1] - Qv) < 5 * p1[0].se[1] + 1e-4);
+  CHECK(std::abs(p1[0].Q_v.mean - Qv) < 5 * p1[0].Q_v.se + 1e-4);
 }
 
 TEST_CASE("BO output function G (S23): closed forms and finite differences", "[bayes]") {

@@ -146,21 +146,20 @@ TEST_CASE("replica L = 1 softmax is ridge regression (§4.8)", "[replica]") {
     const RidgeCF c = ridge_cf(p.alpha, set.lambda, set.delta);
     INFO("alpha " << p.alpha);
     CHECK(p.converged);
-    // values: m_k q_k V_k m_v q_v V_v ... test_error (16), train_error (17)
-    CHECK(p.mean[0] == 0.0);
-    CHECK(p.mean[2] == Approx(1.0 / set.lambda));
+    CHECK(p.m_k.mean == 0.0);
+    CHECK(p.V_k.mean == Approx(1.0 / set.lambda));
     // QMC bar: 5 standard errors plus 1e-4 (the fixed point of each replicate carries an
     // O(n^-1) QMC error; the s.e. over replicates measures it).
-    CHECK(std::abs(p.mean[3] - c.m) < 5 * p.se[3] + 1e-4);
-    CHECK(std::abs(p.mean[4] - c.q) < 5 * p.se[4] + 1e-4);
-    CHECK(std::abs(p.mean[5] - c.V) < 5 * p.se[5] + 1e-4);
-    CHECK(std::abs(p.mean[16] - c.E) < 5 * p.se[16] + 1e-4);
-    CHECK(std::abs(p.mean[17] - c.Etrain) < 5 * p.se[17] + 1e-4);
-    CHECK(p.se[16] < 5e-3);
+    CHECK(std::abs(p.m_v.mean - c.m) < 5 * p.m_v.se + 1e-4);
+    CHECK(std::abs(p.q_v.mean - c.q) < 5 * p.q_v.se + 1e-4);
+    CHECK(std::abs(p.V_v.mean - c.V) < 5 * p.V_v.se + 1e-4);
+    CHECK(std::abs(p.test_error.mean - c.E) < 5 * p.test_error.se + 1e-4);
+    CHECK(std::abs(p.train_error.mean - c.Etrain) < 5 * p.train_error.se + 1e-4);
+    CHECK(p.test_error.se < 5e-3);
     // Replicon (AT) eigenvalue of ridge: theta = alpha V^2/(1+V)^2, the factor whose approach to
     // 1 makes q diverge in the closed form.
     const double theta = p.alpha * c.V * c.V / ((1.0 + c.V) * (1.0 + c.V));
-    CHECK(std::abs(p.mean[19] - theta) < 5 * p.se[19] + 1e-4);
+    CHECK(std::abs(p.at_eigenvalue.mean - theta) < 5 * p.at_eigenvalue.se + 1e-4);
   }
 }
 
@@ -184,10 +183,10 @@ TEST_CASE("replica error-bar refinement: more points, smaller s.e., same closed 
   CHECK(coarse[0].n_points == 32);
   CHECK(fine[0].n_points == 512);
   CHECK(fine[0].converged);
-  INFO("se coarse " << coarse[0].se[16] << " fine " << fine[0].se[16]);
-  CHECK(fine[0].se[16] < coarse[0].se[16]);
+  INFO("se coarse " << coarse[0].test_error.se << " fine " << fine[0].test_error.se);
+  CHECK(fine[0].test_error.se < coarse[0].test_error.se);
   const RidgeCF c = ridge_cf(2.0, set.lambda, set.delta);
-  CHECK(std::abs(fine[0].mean[16] - c.E) < 5 * fine[0].se[16] + 1e-4);
+  CHECK(std::abs(fine[0].test_error.mean - c.E) < 5 * fine[0].test_error.se + 1e-4);
 }
 
 TEST_CASE("replica variable L: the length average (§4.6)", "[replica]") {
@@ -202,7 +201,14 @@ TEST_CASE("replica variable L: the length average (§4.6)", "[replica]") {
   const std::vector<double> alphas{2.0};
   const auto a = replica_curve(fixed, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
   const auto b = replica_curve(twice, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
-  for (int j = 0; j < 6 + kReplicaObservables; ++j) CHECK(b[0].mean[j] == Approx(a[0].mean[j]).epsilon(1e-12));
+  {
+    std::vector<double> va, vb;
+    ReplicaPoint pa = a[0], pb = b[0];
+    pa.visit([&](const char*, const Estimate& e) { va.push_back(e.mean); });
+    pb.visit([&](const char*, const Estimate& e) { vb.push_back(e.mean); });
+    REQUIRE(va.size() == vb.size());
+    for (std::size_t j = 0; j < va.size(); ++j) CHECK(vb[j] == Approx(va[j]).epsilon(1e-12));
+  }
   // {1, 2}: the hats are the average of the L = 1 and L = 2 channels at the same state.
   ReplicaSetting mix = fixed;
   mix.lengths = {1, 2};
@@ -245,14 +251,14 @@ TEST_CASE("replica softmax tends to the population optimum as alpha grows (§3.4
   const std::vector<double> alphas{50.0, 200.0};
   const auto pts = replica_curve(set, alphas, {ReplicaInit::Informed}, ReplicaCurveOptions());
   const double Eopt = bayes_risk(Task::Spiked, {2}, 2.0);  // = softmax optimum (Prop. 4.2)
-  const double E50 = pts[0].mean[16], E200 = pts[1].mean[16];
+  const double E50 = pts[0].test_error.mean, E200 = pts[1].test_error.mean;
   INFO("E(50) " << E50 << " E(200) " << E200 << " Eopt " << Eopt);
   CHECK(E50 > Eopt);
   CHECK(E200 > Eopt);
   CHECK(E200 < E50);
   // Excess ~ c/alpha: Richardson extrapolation to alpha = inf.
   const double Einf = (4.0 * E200 - E50) / 3.0;
-  const double se = std::sqrt(16 * pts[1].se[16] * pts[1].se[16] + pts[0].se[16] * pts[0].se[16]) / 3;
+  const double se = std::sqrt(16 * pts[1].test_error.se * pts[1].test_error.se + pts[0].test_error.se * pts[0].test_error.se) / 3;
   CHECK(std::abs(Einf - Eopt) < 5 * se + 2e-3);
 }
 
@@ -270,6 +276,12 @@ TEST_CASE("replica curve does not depend on the number of threads", "[replica]")
   omp_set_num_threads(2);
   const auto b = replica_curve(set, alphas, {ReplicaInit::Informed, ReplicaInit::Uninformed}, opt);
   REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t j = 0; j < a[i].mean.size(); ++j) CHECK(a[i].mean[j] == b[i].mean[j]);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::vector<double> va, vb;
+    ReplicaPoint pa = a[i], pb = b[i];
+    pa.visit([&](const char*, const Estimate& e) { va.push_back(e.mean); });
+    pb.visit([&](const char*, const Estimate& e) { vb.push_back(e.mean); });
+    REQUIRE(va.size() == vb.size());
+    for (std::size_t j = 0; j < va.size(); ++j) CHECK(va[j] == vb[j]);
+  }
 }

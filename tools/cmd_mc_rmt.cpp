@@ -56,14 +56,19 @@ struct McRmtCli {
 
 void run_mc_rmt(const McRmtCli& o) {
   set_threads(o.threads);
-  const auto cs = parse_sweep(o.c, "c", positive_rule());
-  const auto gammas = parse_sweep(o.gamma, "gamma", positive_rule());
-  const auto snrs = parse_sweep(o.snr, "snr", nonneg_rule());
+  const auto cs = parse_sweep(o.c, "c", rmt_cli::c_rule());
+  const auto gammas = parse_sweep(o.gamma, "gamma", rmt_cli::gamma_rule());
+  const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   const auto acts = rmt_cli::activations(o.activation);
   const Eigen::Vector3d wk = rmt_cli::coordinates(o.wk, "wk"), wq = rmt_cli::coordinates(o.wq, "wq");
   const std::vector<Model> wanted = parse_models(o.model);
   if (o.n < 2) throw InputError("--n must be >= 2");
   if (o.draws < 2) throw InputError("--draws must be >= 2 (a standard error needs two draws)");
+  if (o.draws > 100000) throw InputError("--draws must be <= 100000");
+  for (double c : cs)  // p = round(c n) must fit the size check below before it is formed
+    checked_count({c, static_cast<double>(o.n), static_cast<double>(o.n)}, 1.2e8, "--n, --c: p * n");
+  checked_count({static_cast<double>(o.draws), static_cast<double>(gammas.size()), 3.0}, 1e8,
+                "--draws x gammas x models");
   std::vector<Model> models = wanted;  // the ridge baseline always runs, for diff_ridge
   if (std::find(models.begin(), models.end(), Model::Ridge) == models.end())
     models.push_back(Model::Ridge);
@@ -117,6 +122,14 @@ void run_mc_rmt(const McRmtCli& o) {
                        fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)});
     }
   }
+  // A finite-size kernel can overflow where the deterministic equivalent does not (exp of
+  // x^T W x / sqrt p with large weights): refuse the input rather than write nan.
+  for (const auto& row : table.rows())
+    for (std::size_t j = 12; j < row.size(); ++j)
+      if (is_nonfinite_text(row[j]))
+        throw InputError("mc rmt: the simulation overflowed (" + table.columns()[j] + " = " + row[j] +
+                         " for model " + row[1] + ", activation " + row[7] + ", c = " + row[4] +
+                         "): the kernel values exceed double precision; use smaller --wk/--wq or another activation");
   write_table(table, o.out, o.plot, mc_rmt_hints());
 }
 
@@ -135,6 +148,8 @@ void run_validate_rmt(const ValidateRmtCli& o) {
   const int draws = o.draws > 0 ? o.draws : (o.quick ? 8 : 16);
   if (n < 64) throw InputError("--n must be >= 64");
   if (draws < 4) throw InputError("--draws must be >= 4");
+  if (n > 7000) throw InputError("--n must be <= 7000 (p n <= 1.2e8 at c = 2)");
+  if (draws > 100000) throw InputError("--draws must be <= 100000");
   const std::vector<double> gammas = {1e-3, 0.1, 1.0};
   const double snr = 1.0;
   struct Case {
@@ -221,16 +236,17 @@ void register_mc_rmt(CLI::App& mc) {
   CLI::App* sub = mc.add_subcommand(
       "rmt", "Finite-size simulation of nonlinear attention / ridge interpolation error (rmt.md §8)");
   sub->add_option("--n", o->n, "Number of tokens n")->capture_default_str();
-  sub->add_option("--c", o->c, "Ratio c = p/n > 0, p = round(c n) >= 3 (sweepable)")->capture_default_str();
-  sub->add_option("--gamma", o->gamma, "Ridge gamma > 0 (grid; one eigendecomposition per draw)")
+  sub->add_option("--c", o->c, "Ratio c = p/n in [1e-4, 1e4], p = round(c n) >= 3, p n <= 1.2e8 (sweepable)")
       ->capture_default_str();
-  sub->add_option("--snr", o->snr, "|mu|^2 >= 0 (sweepable)")->capture_default_str();
+  sub->add_option("--gamma", o->gamma, "Ridge gamma in [1e-10, 1e8] (grid; one eigendecomposition per draw)")
+      ->capture_default_str();
+  sub->add_option("--snr", o->snr, "|mu|^2 in [0, 1e6] (sweepable)")->capture_default_str();
   sub->add_option("--activation", o->activation, "Activation(s): " + rmt::activation_help())
       ->capture_default_str();
-  sub->add_option("--wk", o->wk, "w_K as coordinates on (e1,e2,e3)")->capture_default_str();
-  sub->add_option("--wq", o->wq, "w_Q as coordinates on (e1,e2,e3)")->capture_default_str();
+  sub->add_option("--wk", o->wk, "w_K as 3 coordinates on (e1,e2,e3), each in [-1e3, 1e3]")->capture_default_str();
+  sub->add_option("--wq", o->wq, "w_Q as 3 coordinates on (e1,e2,e3), each in [-1e3, 1e3]")->capture_default_str();
   sub->add_flag("--keep-diagonal", o->keep_diagonal, "Keep the kernel diagonal");
-  sub->add_option("--draws", o->draws, "Independent draws (>= 2)")->capture_default_str();
+  sub->add_option("--draws", o->draws, "Independent draws in [2, 100000]")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed; draw d is seeded from (seed, d)")->capture_default_str();
   sub->add_option("--model", o->model, "true, surrogate and/or ridge (comma list)")->capture_default_str();
   sub->add_option("--threads", o->threads, "OpenMP threads over draws (0: default)");

@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "equations/ridge.hpp"
-#include "solver/continuation.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/runner.hpp"
 
@@ -39,20 +38,14 @@ void run_ridge(const RidgeCli& o) {
     job.chains.push_back({"lambda=" + fmt(ld[0]) + ";delta=" + fmt(ld[1]) + ";alpha=" + alpha_key, alphas.size()});
   job.run_chain = [=](std::size_t c) {
     const double lambda = outer[c][0], delta = outer[c][1];
-    auto make = [&](double alpha) -> std::unique_ptr<FixedPointSystem> {
-      return std::make_unique<ridge::RidgeSystem>(ridge::Params{alpha, lambda, delta});
-    };
-    auto chain = continuation(make, alphas, ridge::RidgeSystem::cold_start(), opt);
     std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < alphas.size(); ++i) {
-      const SolveResult& r = chain[i];
-      Vec obs = ridge::RidgeSystem({alphas[i], lambda, delta}).observables(r.x);
-      std::vector<std::string> row{fmt(alphas[i]), fmt(lambda), fmt(delta)};
-      for (int k = 0; k < 3; ++k) row.push_back(fmt(r.x[k]));
-      for (int k = 0; k < obs.size(); ++k) row.push_back(fmt(obs[k]));
-      row.push_back(r.summary.converged ? "1" : "0");
-      row.push_back(std::to_string(r.summary.iterations));
-      row.push_back(fmt(r.summary.residual));
+    for (const ridge::RidgePoint& p : ridge::ridge_curve(lambda, delta, alphas, opt)) {
+      std::vector<std::string> row{fmt(p.alpha),         fmt(lambda),         fmt(delta),
+                                   fmt(p.m.mean),        fmt(p.q.mean),       fmt(p.V.mean),
+                                   fmt(p.mhat.mean),     fmt(p.qhat.mean),    fmt(p.Vhat.mean),
+                                   fmt(p.test_error.mean), fmt(p.train_error.mean),
+                                   p.converged ? "1" : "0", std::to_string(p.iterations),
+                                   fmt(p.residual)};
       rows.push_back(row);
     }
     return rows;

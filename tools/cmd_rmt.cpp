@@ -29,17 +29,38 @@ Eigen::Vector3d rmt_cli::coordinates(const std::string& text, const std::string&
   std::string item;
   while (std::getline(ss, item, ',')) parts.push_back(item);
   if (!text.empty() && text.back() == ',') parts.push_back("");
-  if (parts.empty() || parts.size() > 3)
-    throw InputError("--" + name + ": give 1 to 3 comma-separated coordinates on (e1, e2, e3), got '" +
-                     text + "'");
+  if (parts.size() != 3)
+    throw InputError("--" + name + ": give exactly 3 comma-separated coordinates on (e1, e2, e3), got " +
+                     std::to_string(parts.size()) + " in '" + text + "'");
   Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  SweepRules rule;
+  rule.min = -kMaxCoordinate;
+  rule.max = kMaxCoordinate;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    auto vals = parse_sweep(parts[i], name, SweepRules{});
+    auto vals = parse_sweep(parts[i], name, rule);
     if (vals.size() != 1)
       throw InputError("--" + name + ": coordinates are single numbers (the vector is not swept)");
     v(i) = vals[0];
   }
   return v;
+}
+
+SweepRules rmt_cli::c_rule() {
+  SweepRules r;
+  r.min = kMinC;
+  r.max = kMaxC;
+  return r;
+}
+SweepRules rmt_cli::gamma_rule() {
+  SweepRules r;
+  r.min = kMinGamma;
+  r.max = kMaxGamma;
+  return r;
+}
+SweepRules rmt_cli::snr_rule() {
+  SweepRules r = nonneg_rule();
+  r.max = kMaxSnr;
+  return r;
 }
 
 std::string rmt_cli::vec_text(const Eigen::Vector3d& v) {
@@ -59,12 +80,15 @@ struct AttentionCli {
 
 
 void run_attention(const AttentionCli& o) {
-  const auto cs = parse_sweep(o.c, "c", positive_rule());
-  const auto gammas = parse_sweep(o.gamma, "gamma", positive_rule());
-  const auto snrs = parse_sweep(o.snr, "snr", nonneg_rule());
+  const auto cs = parse_sweep(o.c, "c", rmt_cli::c_rule());
+  const auto gammas = parse_sweep(o.gamma, "gamma", rmt_cli::gamma_rule());
+  const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   const auto acts = rmt_cli::activations(o.activation);
   const Eigen::Vector3d wk = rmt_cli::coordinates(o.wk, "wk"), wq = rmt_cli::coordinates(o.wq, "wq");
-  if (o.nodes < 4 || o.nodes > 100000) throw InputError("--nodes must be in [4, 100000]");
+  // The rule has ~8 pieces of 2 x nodes points and the solver a few dense 3r x 3r steps per point
+  // only for the spike (r = rule size): 2000 nodes per half-piece is far beyond convergence
+  // (48 resolves every case to 1e-12) and still bounded in memory.
+  if (o.nodes < 4 || o.nodes > 2000) throw InputError("--nodes must be in [4, 2000]");
   if (!(o.tol > 0.0) || !(o.tol < 1e-2)) throw InputError("--tol must be in (0, 1e-2)");
   if (o.max_iter < 1) throw InputError("--max-iter must be >= 1");
   std::vector<rmt::HermiteData> hd;
@@ -114,6 +138,7 @@ void run_attention(const AttentionCli& o) {
                               gammas.size()});
       }
   const bool keep = o.keep_diagonal;
+  const std::vector<std::string> job_columns = job.columns;
   job.run_chain = [=](std::size_t ci) {
     const Outer& ou = outer[ci];
     const rmt::HermiteData& h = hd[ou.act];
@@ -129,6 +154,7 @@ void run_attention(const AttentionCli& o) {
                       rmt_cli::vec_text(wq), fmt(h.a1), fmt(h.nu), fmt(r.delta),
                       fmt(r.delta_tilde), fmt(r.q), fmt(r.error), fmt(er),
                       r.converged ? "1" : "0", std::to_string(r.iterations), fmt(r.residual)});
+      require_finite(rows.back(), job_columns, 6, "in rmt attention (c=" + fmt(ou.c) + ", gamma=" + fmt(g) + ")");
     }
     return rows;
   };
@@ -141,9 +167,13 @@ struct RidgeCli {
 };
 
 void run_ridge(const RidgeCli& o) {
-  const auto cs = parse_sweep(o.c, "c", positive_rule());
+  const auto cs = parse_sweep(o.c, "c", rmt_cli::c_rule());
   const auto gammas = parse_sweep(o.gamma, "gamma", nonneg_rule());
-  const auto snrs = parse_sweep(o.snr, "snr", nonneg_rule());
+  for (double g : gammas)
+    if (g != 0.0 && !(g >= rmt_cli::kMinGamma && g <= 1e10))
+      throw InputError("--gamma: value " + fmt(g) + " out of range (must be 0 or in [" +
+                       fmt(rmt_cli::kMinGamma) + ", 1e10])");
+  const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   GridJob job;
   job.columns = {"c", "gamma", "snr", "m", "q", "error"};
   job.settings = {{"model", "linear-regression baseline Phi = X, closed form (spec rmt.md §5 "
@@ -159,12 +189,15 @@ void run_ridge(const RidgeCli& o) {
       outer.push_back({c, snr});
       job.chains.push_back({"c=" + fmt(c) + ";snr=" + fmt(snr) + ";gamma=" + gkey, gammas.size()});
     }
+  const std::vector<std::string> columns = job.columns;
   job.run_chain = [=](std::size_t ci) {
     std::vector<std::vector<std::string>> rows;
     for (double g : gammas) {
       rmt::RidgeBaseline r = rmt::ridge_baseline(outer[ci].first, g, outer[ci].second);
       rows.push_back({fmt(outer[ci].first), fmt(g), fmt(outer[ci].second), fmt(r.m), fmt(r.q),
                       fmt(r.error)});
+      if (g > 0.0)  // gamma = 0: m = q = inf for c <= 1 is the documented ridgeless limit
+        require_finite(rows.back(), columns, 3, "in rmt ridge (c=" + fmt(outer[ci].first) + ", gamma=" + fmt(g) + ")");
     }
     return rows;
   };
@@ -212,22 +245,22 @@ void register_rmt(CLI::App& app) {
   CLI::App* sa = rmt->add_subcommand(
       "attention", "Deterministic equivalent of the nonlinear-attention interpolation error "
                    "E(gamma) (rmt.md §6), with the linear-regression baseline");
-  sa->add_option("--c", a->c, "Ratio c = p/n > 0 (value, list a,b, range start:stop:count[:log])")
+  sa->add_option("--c", a->c, "Ratio c = p/n in [1e-4, 1e4] (value, list a,b, range start:stop:count[:log])")
       ->capture_default_str();
-  sa->add_option("--gamma", a->gamma, "Ridge gamma > 0 (sweepable)")->capture_default_str();
-  sa->add_option("--snr", a->snr, "|mu|^2 >= 0, mu = sqrt(snr) e1 (sweepable)")->capture_default_str();
+  sa->add_option("--gamma", a->gamma, "Ridge gamma in [1e-10, 1e8] (sweepable)")->capture_default_str();
+  sa->add_option("--snr", a->snr, "|mu|^2 in [0, 1e6], mu = sqrt(snr) e1 (sweepable)")->capture_default_str();
   sa->add_option("--activation", a->activation, "Activation(s): " + rmt::activation_help())
       ->capture_default_str();
-  sa->add_option("--wk", a->wk, "w_K as coordinates on (e1,e2,e3), e.g. 1,0,0 (not swept)")
+  sa->add_option("--wk", a->wk, "w_K as 3 coordinates on (e1,e2,e3), each in [-1e3, 1e3], e.g. 1,0,0 (not swept)")
       ->capture_default_str();
   sa->add_option("--wq", a->wq, "w_Q as coordinates on (e1,e2,e3) (not swept)")->capture_default_str();
   sa->add_flag("--keep-diagonal", a->keep_diagonal,
                "Keep the kernel diagonal (kappa_d = lim f(t)/t) instead of removing it");
-  sa->add_option("--nodes", a->nodes, "Quadrature nodes per half-piece of the MP rule")
+  sa->add_option("--nodes", a->nodes, "Quadrature nodes per half-piece of the MP rule, in [4, 2000]")
       ->capture_default_str();
   sa->add_option("--tol", a->tol, "Tolerance on the relative residual of (R1)-(R2)")
       ->capture_default_str();
-  sa->add_option("--max-iter", a->max_iter, "Iteration cap (Newton, then damped fallback)")
+  sa->add_option("--max-iter", a->max_iter, "Cap on all iterations of a point (Newton steps of both passes, then the damped fallback)")
       ->capture_default_str();
   add_run_options(sa, a->run);
   sa->callback([a] { run_attention(*a); });
@@ -236,9 +269,10 @@ void register_rmt(CLI::App& app) {
   CLI::App* sr = rmt->add_subcommand(
       "ridge", "Linear-regression baseline E_RR(gamma), closed form (LR1)-(LR3) (rmt.md §5); "
                "gamma = 0 gives the ridgeless limit");
-  sr->add_option("--c", r->c, "Ratio c = p/n > 0 (sweepable)")->capture_default_str();
-  sr->add_option("--gamma", r->gamma, "Ridge gamma >= 0 (sweepable)")->capture_default_str();
-  sr->add_option("--snr", r->snr, "|mu|^2 >= 0 (sweepable)")->capture_default_str();
+  sr->add_option("--c", r->c, "Ratio c = p/n in [1e-4, 1e4] (sweepable)")->capture_default_str();
+  sr->add_option("--gamma", r->gamma, "Ridge gamma: 0 (ridgeless) or in [1e-10, 1e10] (sweepable)")
+      ->capture_default_str();
+  sr->add_option("--snr", r->snr, "|mu|^2 in [0, 1e6] (sweepable)")->capture_default_str();
   add_run_options(sr, r->run);
   sr->callback([r] { run_ridge(*r); });
 }

@@ -97,29 +97,18 @@ void run_bayes(const BayesCli& o) {
     std::vector<std::vector<std::string>> rows;
     const auto pts = bayes_curve(s, alphas, inits, copt);
     const double eb = bayes_risk(s.task, bayes_lengths(s), s.nu);
-    const std::size_t na = alphas.size();
-    for (std::size_t k = 0; k < inits.size(); ++k)
-      for (std::size_t i = 0; i < na; ++i) {
-        const BayesPoint& p = pts[k * na + i];
-        bool hard = false;
-        for (std::size_t kk = 0; kk < inits.size(); ++kk) {
-          const BayesPoint& q = pts[kk * na + i];
-          if (kk == k || !q.converged || !p.converged) continue;
-          for (int j = 0; j < 2; ++j)
-            if (std::abs(q.mean[j] - p.mean[j]) > 4.0 * std::hypot(q.se[j], p.se[j]) + 1e-3)
-              hard = true;
-        }
-        std::vector<std::string> row{to_string(s.task), length_key(bayes_lengths(s)), fmt(s.nu),
-                                     fmt(s.delta), fmt(p.alpha), to_string(p.init),
-                                     fmt(p.mean[0]), fmt(p.mean[1]), fmt(p.mean[6]),
-                                     p.converged ? "1" : "0", std::to_string(p.iterations),
-                                     fmt(p.residual), fmt(p.se[6]), fmt(p.se[0]), fmt(p.se[1]),
-                                     fmt(p.mean[2]), fmt(p.mean[3]), fmt(p.mean[4]),
-                                     fmt(p.mean[5]), fmt(eb), std::to_string(s.replicates),
-                                     hard ? "1" : "0"};
-        require_finite(row, job.columns, 6, "at alpha " + fmt(p.alpha));
-        rows.push_back(row);
-      }
+    for (const BayesPoint& p : pts) {
+      std::vector<std::string> row{to_string(s.task), length_key(bayes_lengths(s)), fmt(s.nu),
+                                   fmt(s.delta), fmt(p.alpha), to_string(p.init),
+                                   fmt(p.Q_k.mean), fmt(p.Q_v.mean), fmt(p.test_error.mean),
+                                   p.converged ? "1" : "0", std::to_string(p.iterations),
+                                   fmt(p.residual), fmt(p.test_error.se), fmt(p.Q_k.se),
+                                   fmt(p.Q_v.se), fmt(p.Qhat_k.mean), fmt(p.Qhat_v.mean),
+                                   fmt(p.A_hat.mean), fmt(p.B_hat.mean), fmt(eb),
+                                   std::to_string(s.replicates), p.coexist ? "1" : "0"};
+      require_finite(row, job.columns, 6, "at alpha " + fmt(p.alpha));
+      rows.push_back(row);
+    }
     return rows;
   };
   run_grid(job, o.run);

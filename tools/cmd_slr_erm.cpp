@@ -171,58 +171,37 @@ void run_erm(const ErmCli& o) {
     const ReplicaSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;
     const auto pts = replica_curve(s, alphas, inits, copt);
-    // pts: for each init (in order), alphas ascending.
-    std::vector<double> sorted = alphas;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t na = sorted.size();
-    for (std::size_t k = 0; k < inits.size(); ++k)
-      for (std::size_t i = 0; i < na; ++i) {
-        const ReplicaPoint& p = pts[k * na + i];
-        // preferred / coexist among inits at this alpha
-        int best = -1;
-        double bestf = 0;
-        bool coexist = false;
-        for (std::size_t kk = 0; kk < inits.size(); ++kk) {
-          const ReplicaPoint& q = pts[kk * na + i];
-          if (!q.converged) continue;
-          if (best < 0 || q.mean[18] < bestf) {
-            best = static_cast<int>(kk);
-            bestf = q.mean[18];
-          }
-          if (kk != k && p.converged) {
-            const double d = std::abs(q.mean[16] - p.mean[16]);
-            if (d > 4.0 * std::hypot(q.se[16], p.se[16]) + 1e-3) coexist = true;
-          }
-        }
-        std::vector<std::string> row{to_string(task), length_key(replica_lengths(s)), fmt(s.nu),
-                                     fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
-                                     to_string(s.activation), to_string(p.init)};
-        for (int j = 0; j < 6; ++j) row.push_back(fmt(p.mean[j]));
-        for (int j = 6; j < 12; ++j) row.push_back(fmt(p.mean[j]));  // hats
-        row.push_back(fmt(p.mean[16]));
-        row.push_back(fmt(p.mean[17]));
-        row.push_back(p.converged ? "1" : "0");
-        row.push_back(std::to_string(p.iterations));
-        row.push_back(fmt(p.residual));
-        row.push_back(fmt(p.se[16]));
-        row.push_back(fmt(p.se[17]));
-        row.push_back(fmt(p.mean[18]));
-        row.push_back(fmt(p.se[18]));
-        for (int j = 12; j < 16; ++j) row.push_back(fmt(p.mean[j]));
-        row.push_back(std::to_string(s.replicates));
-        row.push_back(std::to_string(p.n_stalled));
-        row.push_back(best == static_cast<int>(k) ? "1" : "0");
-        row.push_back(coexist ? "1" : "0");
-        row.push_back(fmt(p.mean[19]));
-        row.push_back(fmt(p.se[19]));
-        row.push_back(to_string(rs_stability(p.mean[19], p.se[19])));
-        row.push_back(fmt(p.mean[20]));
-        row.push_back(fmt(p.se[20]));
-        row.push_back(std::to_string(p.n_points));
-        require_finite(row, job.columns, 8,
-                       "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
-        rows.push_back(row);
-      }
+    for (const ReplicaPoint& p : pts) {
+      std::vector<std::string> row{to_string(task), length_key(replica_lengths(s)), fmt(s.nu),
+                                   fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
+                                   to_string(s.activation), to_string(p.init)};
+      for (const Estimate* e : {&p.m_k, &p.q_k, &p.V_k, &p.m_v, &p.q_v, &p.V_v, &p.mhat_k,
+                                &p.qhat_k, &p.Vhat_k, &p.mhat_v, &p.qhat_v, &p.Vhat_v,
+                                &p.test_error, &p.train_error})
+        row.push_back(fmt(e->mean));
+      row.push_back(p.converged ? "1" : "0");
+      row.push_back(std::to_string(p.iterations));
+      row.push_back(fmt(p.residual));
+      row.push_back(fmt(p.test_error.se));
+      row.push_back(fmt(p.train_error.se));
+      row.push_back(fmt(p.train_loss.mean));
+      row.push_back(fmt(p.train_loss.se));
+      for (const Estimate* e : {&p.Vhat_k_stein, &p.Vhat_v_stein, &p.Vhat_k_hessian, &p.Vhat_v_hessian})
+        row.push_back(fmt(e->mean));
+      row.push_back(std::to_string(s.replicates));
+      row.push_back(std::to_string(p.n_stalled));
+      row.push_back(p.preferred ? "1" : "0");
+      row.push_back(p.coexist ? "1" : "0");
+      row.push_back(fmt(p.at_eigenvalue.mean));
+      row.push_back(fmt(p.at_eigenvalue.se));
+      row.push_back(to_string(p.stability));
+      row.push_back(fmt(p.jump_share.mean));
+      row.push_back(fmt(p.jump_share.se));
+      row.push_back(std::to_string(p.n_points));
+      require_finite(row, job.columns, 8,
+                     "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
+      rows.push_back(row);
+    }
     return rows;
   };
   job.settings = table.settings();

@@ -15,6 +15,7 @@
 
 #include "saddle_version.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/cmd_figures.hpp"
 #include "tools/runner.hpp"
 
 namespace {
@@ -68,6 +69,7 @@ int run(int argc, char** argv) {
   saddle::register_groups(app);
   saddle::register_merge(app);
   saddle::register_plot(app);
+  saddle::register_figures(app);
   saddle::reject_empty_values(app);
   try {
     app.parse(argc, argv);

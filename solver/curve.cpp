@@ -1,0 +1,177 @@
+// The curve driver (see curve.hpp): continuation x starts x replicates, accept rule with retry,
+// aggregation, refinement, branch preference and coexistence.
+#include "solver/curve.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace saddle {
+
+std::string to_string(Stability s) {
+  switch (s) {
+    case Stability::Stable: return "stable";
+    case Stability::Unstable: return "unstable";
+    case Stability::Marginal: return "marginal";
+    default: return "unknown";
+  }
+}
+
+bool accepted(const SolveSummary& sm, const CurveOptions& opt) {
+  return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
+}
+
+SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt) {
+  SolveResult sr = solve(sys, start, opt.solver);
+  if (opt.retry && !accepted(sr.summary, opt)) {
+    // A slow damped iteration: the plain or accelerated iteration can have an unstable direction
+    // (e.g. near the interpolation peak of linear attention).
+    SolverOptions slow = opt.solver;
+    slow.method = Method::Damped;
+    slow.mix = opt.retry_mix;
+    slow.max_iter = opt.retry_max_iter;
+    slow.stall_window = std::max(opt.solver.stall_window, 100);
+    SolveResult again = solve(sys, start, slow);
+    again.summary.iterations += sr.summary.iterations;
+    if (accepted(again.summary, opt) || again.summary.residual < sr.summary.residual) return again;
+  }
+  return sr;
+}
+
+namespace {
+
+struct Replicate {
+  SolveResult res;  // x projected
+  Vec values;
+};
+
+CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, int start, int level,
+                     const CurveOptions& opt) {
+  CurvePoint p;
+  p.param = param;
+  p.start = start;
+  p.level = level;
+  const int R = static_cast<int>(reps.size());
+  const int nx = static_cast<int>(reps[0]->res.x.size());
+  const int nv = static_cast<int>(reps[0]->values.size());
+  std::vector<std::vector<double>> xs(nx, std::vector<double>(R)), vs(nv, std::vector<double>(R));
+  for (int r = 0; r < R; ++r) {
+    const SolveResult& sr = reps[r]->res;
+    for (int j = 0; j < nx; ++j) xs[j][r] = sr.x(j);
+    for (int j = 0; j < nv; ++j) vs[j][r] = reps[r]->values(j);
+    const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
+    const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
+    if (ok_tol) ++p.n_converged;
+    else if (sr.summary.stalled) ++p.n_stalled;
+    if (!ok_tol && !ok_stall) ++p.n_failed;
+    p.iterations = std::max(p.iterations, sr.summary.iterations);
+    p.residual = std::max(p.residual, sr.summary.residual);
+  }
+  for (int j = 0; j < nx; ++j) p.x.push_back(summarize(xs[j]));
+  for (int j = 0; j < nv; ++j) p.values.push_back(summarize(vs[j]));
+  p.converged = p.n_failed == 0;
+  return p;
+}
+
+}  // namespace
+
+std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& params,
+                                  const std::vector<CurveStart>& starts, const CurveOptions& opt) {
+  const int R = model.replicates();
+  const int n_start = static_cast<int>(starts.size());
+  const int n_tasks = n_start * R;
+  const int n_par = static_cast<int>(params.size());
+  if (n_par == 0 || n_start == 0) return {};
+  model.prepare_level(0);
+  // Per task (start, replicate): the solution and values at every parameter.
+  std::vector<std::vector<Replicate>> reps(n_tasks, std::vector<Replicate>(n_par));
+
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int t = 0; t < n_tasks; ++t) {
+    const CurveStart& st = starts[t / R];
+    const int r = t % R;
+    // Continuation with warm starts: an accepted replicate (converged, or a small limit cycle)
+    // is the start of the next point.
+    std::vector<SolveResult> res(n_par);
+    Vec start = st.x0;
+    for (int k = 0; k < n_par; ++k) {
+      const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
+      const auto sys = model.system(params[i], r, 0);
+      res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt);
+      if (accepted(res[i].summary, opt)) start = res[i].x;
+    }
+    for (int i = 0; i < n_par; ++i) {
+      const auto sys = model.system(params[i], r, 0);
+      sys->project(res[i].x);
+      reps[t][i].values = model.values(*sys, res[i].x);
+      reps[t][i].res = std::move(res[i]);
+    }
+  }
+
+  auto point = [&](int k, int i, int level) {
+    std::vector<const Replicate*> rr(R);
+    for (int r = 0; r < R; ++r) rr[r] = &reps[k * R + r][i];
+    CurvePoint p = aggregate(rr, params[i], k, level, opt);
+    p.stability = model.stability(p);
+    return p;
+  };
+  std::vector<CurvePoint> out;
+  for (int k = 0; k < n_start; ++k)
+    for (int i = 0; i < n_par; ++i) out.push_back(point(k, i, 0));
+
+  // Refinement to the target s.e. on the model's chosen value.
+  const int i_ref = model.refine_on();
+  for (int level = 1; opt.target_se > 0.0 && i_ref >= 0 && level <= opt.max_refine; ++level) {
+    std::vector<int> todo;  // indices into out
+    for (int j = 0; j < static_cast<int>(out.size()); ++j) {
+      const CurvePoint& p = out[j];
+      if (p.converged && p.entry(i_ref).se > opt.target_se &&
+          (opt.refine_unstable || p.stability != Stability::Unstable))
+        todo.push_back(j);
+    }
+    if (todo.empty()) break;
+    if (!model.prepare_level(level)) break;
+    std::vector<Replicate> fine(todo.size() * R);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int u = 0; u < static_cast<int>(fine.size()); ++u) {
+      const int j = todo[u / R], r = u % R;
+      const int k = j / n_par, i = j % n_par;
+      const auto sys = model.system(params[i], r, level);
+      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt);
+      sys->project(sr.x);
+      fine[u].values = model.values(*sys, sr.x);
+      fine[u].res = std::move(sr);
+    }
+    for (std::size_t v = 0; v < todo.size(); ++v) {
+      const int j = todo[v], k = j / n_par, i = j % n_par;
+      // Keep the refined solve only if every replicate was accepted (else the coarser point,
+      // which was accepted, stays).
+      bool all_ok = true;
+      for (int r = 0; r < R; ++r) all_ok = all_ok && accepted(fine[v * R + r].res.summary, opt);
+      if (!all_ok) continue;
+      for (int r = 0; r < R; ++r) reps[k * R + r][i] = std::move(fine[v * R + r]);
+      out[j] = point(k, i, level);
+    }
+  }
+
+  // Preferred start (lowest free energy among the accepted) and coexistence at each parameter.
+  for (int i = 0; i < n_par; ++i) {
+    std::vector<double> f(n_start);
+    std::vector<bool> ok(n_start);
+    for (int k = 0; k < n_start; ++k) {
+      const CurvePoint& p = out[k * n_par + i];
+      ok[k] = p.converged;
+      f[k] = p.converged ? model.free_energy(p) : std::numeric_limits<double>::quiet_NaN();
+    }
+    const int best = lowest_free_energy(f, ok);
+    for (int k = 0; k < n_start; ++k) {
+      CurvePoint& p = out[k * n_par + i];
+      p.preferred = best == k;
+      for (int kk = 0; kk < n_start && p.converged; ++kk)
+        if (kk != k && ok[kk] && model.distinct(p, out[kk * n_par + i])) p.coexist = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace saddle
