@@ -58,29 +58,42 @@ Vec RidgeSystem::observables(const Vec& x) const {
   return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
 }
 
-namespace {
-// The fixture as the curve driver sees it: one deterministic replicate per alpha.
-class RidgeCurveModel : public CurveModel {
- public:
-  RidgeCurveModel(double lambda, double delta) : lambda_(lambda), delta_(delta) {}
-  std::unique_ptr<FixedPointSystem> system(double alpha, int, int) const override {
-    return std::make_unique<RidgeSystem>(Params{alpha, lambda_, delta_});
-  }
+RidgeModel::RidgeModel(const ParamValues& p) : lambda_(p("lambda")), delta_(p("delta")) {}
 
- private:
-  double lambda_, delta_;
-};
-}  // namespace
+std::unique_ptr<FixedPointSystem> RidgeModel::system(double alpha, int, int) const {
+  return std::make_unique<RidgeSystem>(Params{alpha, lambda_, delta_});
+}
 
-std::vector<RidgePoint> ridge_curve(double lambda, double delta, const std::vector<double>& alphas,
-                                    const SolverOptions& opt) {
-  RidgeCurveModel model(lambda, delta);
-  CurveOptions copt;
-  copt.solver = opt;
+std::vector<CurveStart> RidgeModel::starts(const ParamValues&) {
   CurveStart st;
   st.label = "cold";
   st.x0 = RidgeSystem::cold_start();
-  const std::vector<CurvePoint> cps = run_curve(model, alphas, {st}, copt);
+  return {st};
+}
+
+ModelCard RidgeModel::card() {
+  ModelCard c;
+  c.command = "ridge";
+  c.summary = "Ridge regression fixture: replica fixed point with a closed form";
+  c.equations = "docs/equations/ridge.md §4.8, prior (S14)";
+  c.observables_note = "test_error = 1 - 2m + q (excess over Delta), train_error incl. Delta";
+  c.params = {{"alpha", "0.5:4:8", positive_domain(1e12), "Sample ratio N/D > 0"},
+              {"lambda", "0.1", positive_domain(1e12), "Ridge penalty lambda > 0"},
+              {"delta", "0.25", nonneg_domain(1e12), "Noise variance Delta >= 0"}};
+  c.continuation = "alpha";
+  c.plot_y = "test_error";
+  return c;
+}
+
+std::vector<RidgePoint> ridge_curve(double lambda, double delta, const std::vector<double>& alphas,
+                                    const SolverOptions& opt) {
+  ParamValues pv;
+  pv.set("lambda", lambda);
+  pv.set("delta", delta);
+  RidgeModel model(pv);
+  CurveOptions copt;
+  copt.solver = opt;
+  const std::vector<CurvePoint> cps = run_curve(model, alphas, RidgeModel::starts(pv), copt);
   std::vector<RidgePoint> out;
   for (const CurvePoint& c : cps) {
     RidgePoint p;

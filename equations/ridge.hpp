@@ -3,10 +3,12 @@
 // y = x.w*/sqrt(D) + sqrt(Delta) xi with |w*|^2 = D; estimator minimising
 // sum_mu (1/2)(y_mu - x_mu.w/sqrt(D))^2 + (lambda/2)|w|^2. State (m, q, V).
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "solver/curve.hpp"
+#include "solver/model_card.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -76,6 +78,19 @@ class RidgeSystem : public FixedPointSystem {
 
  private:
   Params p_;
+};
+
+// The fixture as the curve driver and the generic subcommand (`saddle ridge`, tools/models.cpp)
+// see it: continuation in alpha at fixed (lambda, delta), one deterministic replicate, cold start.
+class RidgeModel : public CurveModel {
+ public:
+  explicit RidgeModel(const ParamValues& p);
+  std::unique_ptr<FixedPointSystem> system(double alpha, int, int) const override;
+  static std::vector<CurveStart> starts(const ParamValues& p);
+  static ModelCard card();
+
+ private:
+  double lambda_, delta_;
 };
 
 // A point of a curve in alpha (deterministic: one replicate, s.e. 0), with the driver's

@@ -136,7 +136,6 @@ const std::vector<std::string>& command_args();
 
 // Each subcommand module provides one of these, called by main() to add itself to the app.
 // Registration functions live in tools/cmd_*.cpp.
-void register_ridge(CLI::App& app);
 void register_slr(CLI::App& app);
 void register_rmt(CLI::App& app);
 // The `mc` and `validate` groups (tools/cmd_groups.cpp), which hold the per-model simulations.

@@ -1,11 +1,13 @@
 // The models served by the generic subcommand (tools/model_command.hpp): one line each.
+#include "equations/ridge.hpp"
 #include "equations/ridge_classifier.hpp"
 #include "tools/model_command.hpp"
 
 namespace saddle {
 
 void register_models(CLI::App& app) {
-  register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier
+  register_model<ridge::RidgeModel>(app);        // saddle ridge
+  register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier  // saddle ridge-classifier
 }
 
 }  // namespace saddle

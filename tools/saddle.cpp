@@ -16,6 +16,7 @@
 #include "saddle_version.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_figures.hpp"
+#include "tools/model_command.hpp"
 #include "tools/runner.hpp"
 
 namespace {
@@ -63,7 +64,7 @@ int run(int argc, char** argv) {
   app.name("saddle");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("saddle ") + SADDLE_VERSION + saddle::build_features());
-  saddle::register_ridge(app);
+  saddle::register_models(app);  // ridge, ridge-classifier (tools/models.cpp)
   saddle::register_slr(app);
   saddle::register_rmt(app);
   saddle::register_groups(app);
