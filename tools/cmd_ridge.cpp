@@ -20,9 +20,17 @@ struct RidgeCli {
 void run_ridge(const RidgeCli& o) {
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
-  const auto alphas = parse_sweep(o.alpha, "alpha", positive_rule());
-  const auto lambdas = parse_sweep(o.lambda, "lambda", positive_rule());
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg_rule());
+  // Documented domain: alpha in [1e-6, 1e6], lambda in [1e-8, 1e6], delta in [0, 1e6]; every
+  // corner converges to finite values (alpha = 1e308 overflowed the residual).
+  auto range = [](double lo, double hi) {
+    SweepRules r;
+    r.min = lo;
+    r.max = hi;
+    return r;
+  };
+  const auto alphas = parse_sweep(o.alpha, "alpha", range(1e-6, 1e6));
+  const auto lambdas = parse_sweep(o.lambda, "lambda", range(1e-8, 1e6));
+  const auto deltas = parse_sweep(o.delta, "delta", range(0.0, 1e6));
 
   GridJob job;
   job.columns = {"alpha", "lambda", "delta", "m", "q", "V", "mhat", "qhat", "Vhat", "test_error",
@@ -66,10 +74,10 @@ void register_ridge(CLI::App& app) {
   auto o = std::make_shared<RidgeCli>();
   CLI::App* sub = app.add_subcommand(
       "ridge", "Ridge regression fixture: replica fixed point with a closed form (spec slr.md §4.8)");
-  sub->add_option("--alpha", o->alpha, "Sample ratio N/D > 0 (value, list a,b, range start:stop:count[:log])")
+  sub->add_option("--alpha", o->alpha, "Sample ratio N/D in [1e-6, 1e6] (value, list a,b, range start:stop:count[:log])")
       ->capture_default_str();
-  sub->add_option("--lambda", o->lambda, "Ridge penalty > 0 (sweepable)")->capture_default_str();
-  sub->add_option("--delta", o->delta, "Noise variance Delta >= 0 (sweepable)")->capture_default_str();
+  sub->add_option("--lambda", o->lambda, "Ridge penalty in [1e-8, 1e6] (sweepable)")->capture_default_str();
+  sub->add_option("--delta", o->delta, "Noise variance Delta in [0, 1e6] (sweepable)")->capture_default_str();
   add_solver_options(sub, o->solver, o->method);
   add_run_options(sub, o->run);
   sub->callback([o] { run_ridge(*o); });
