@@ -18,6 +18,9 @@ std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std:
 slr::Task parse_task_option(const std::string& task);
 // The rule of a `--nu` sweep: >= 0, inf allowed only for max-SLR.
 SweepRules nu_rule(slr::Task task);
+// Domain of the replica commands (`slr erm`, `slr bayes`): alpha in [1e-3, 1e4], finite nu
+// <= 1e3, lambda and delta <= 1e4 (README "Errors and exit codes").
+constexpr double kSlrMinAlpha = 1e-3, kSlrMaxAlpha = 1e4, kSlrMaxNu = 1e3, kSlrMaxScale = 1e4;
 
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);

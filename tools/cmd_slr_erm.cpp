@@ -53,10 +53,19 @@ void run_erm(const ErmCli& o) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
   const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
-  const auto nus = parse_sweep(o.nu, "nu", nu_rule(task));
-  const auto lambdas = parse_sweep(o.lambda, "lambda", nonneg_rule());
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg_rule());
-  const auto alphas = parse_sweep(o.alpha, "alpha", positive_rule());
+  // Documented domain (README "Errors and exit codes"): beyond it the channel integrals
+  // over/underflow (alpha = 1e308 makes the conjugate overlaps inf, nu = 1e300 the residual).
+  SweepRules nu_r = nu_rule(task);  // nu = inf stays allowed for max-SLR
+  nu_r.max = kSlrMaxNu;
+  SweepRules alpha_r = positive_rule(), scale_r = nonneg_rule();
+  alpha_r.min = kSlrMinAlpha;
+  alpha_r.min_inclusive = true;
+  alpha_r.max = kSlrMaxAlpha;
+  scale_r.max = kSlrMaxScale;
+  const auto nus = parse_sweep(o.nu, "nu", nu_r);
+  const auto lambdas = parse_sweep(o.lambda, "lambda", scale_r);
+  const auto deltas = parse_sweep(o.delta, "delta", scale_r);
+  const auto alphas = parse_sweep(o.alpha, "alpha", alpha_r);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
   std::vector<ReplicaInit> inits;
@@ -64,6 +73,10 @@ void run_erm(const ErmCli& o) {
     inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);
   if (o.points < 16) throw InputError("--points: must be >= 16");
   if (o.replicates < 2) throw InputError("--replicates: must be >= 2 (error bars need R >= 2)");
+  if (o.points > (1 << 22)) throw InputError("--points: must be <= 4194304");
+  if (o.replicates > 1024) throw InputError("--replicates: must be <= 1024");
+  checked_count({static_cast<double>(o.points), static_cast<double>(o.replicates)}, 1 << 24,
+                "--points x --replicates");
   if (o.grid1 < 3 || o.grid1 > 513) throw InputError("--grid1: must be in 3..513");
   if (o.grid2 < 3 || o.grid2 > 41) throw InputError("--grid2: must be in 3..41");
   if (o.starts < 1 || o.starts > 8) throw InputError("--starts: must be in 1..8");
@@ -220,21 +233,21 @@ void register_slr_erm(CLI::App& slr) {
                   "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, one "
                   "shared (k, v) (§1.4, §4.6); excludes --L")
       ->capture_default_str();
-  sub->add_option("--nu", o->nu, "Signal strength >= 0; inf allowed for max (sweepable)")
+  sub->add_option("--nu", o->nu, "Signal strength in [0, 1e3]; inf allowed for max (sweepable)")
       ->capture_default_str();
-  sub->add_option("--lambda", o->lambda, "Ridge lambda >= 0 (sweepable)")->capture_default_str();
-  sub->add_option("--delta", o->delta, "Noise variance Delta >= 0 (sweepable)")
+  sub->add_option("--lambda", o->lambda, "Ridge lambda in [0, 1e4] (sweepable)")->capture_default_str();
+  sub->add_option("--delta", o->delta, "Noise variance Delta in [0, 1e4] (sweepable)")
       ->capture_default_str();
-  sub->add_option("--alpha", o->alpha, "Sample ratio N/D > 0 (value, list, start:stop:count[:log])")
+  sub->add_option("--alpha", o->alpha, "Sample ratio N/D in [1e-3, 1e4] (value, list, start:stop:count[:log])")
       ->capture_default_str();
   sub->add_option("--activation", o->activation, "softmax,linear (comma list)")
       ->capture_default_str();
   sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
   sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
       ->capture_default_str();
-  sub->add_option("--points", o->points, "QMC points per replicate (§7b)")->capture_default_str()
+  sub->add_option("--points", o->points, "QMC points per replicate (§7b), <= 4194304")->capture_default_str()
       ->group("Integration");
-  sub->add_option("--replicates", o->replicates, "QMC random shifts R >= 2")
+  sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
       ->capture_default_str()->group("Integration");
   sub->add_option("--seed", o->seed, "Seed of the random shifts")->capture_default_str()
       ->group("Integration");
