@@ -77,9 +77,10 @@ ModelCard RidgeModel::card() {
   c.summary = "Ridge regression fixture: replica fixed point with a closed form";
   c.equations = "docs/equations/ridge.md §4.8, prior (S14)";
   c.observables_note = "test_error = 1 - 2m + q (excess over Delta), train_error incl. Delta";
-  c.params = {{"alpha", "0.5:4:8", positive_domain(1e12), "Sample ratio N/D > 0"},
-              {"lambda", "0.1", positive_domain(1e12), "Ridge penalty lambda > 0"},
-              {"delta", "0.25", nonneg_domain(1e12), "Noise variance Delta >= 0"}};
+  // Domains: every corner converges to finite values (alpha = 1e308 overflowed the residual).
+  c.params = {{"alpha", "0.5:4:8", interval_domain(1e-6, 1e6), "Sample ratio N/D in [1e-6, 1e6]"},
+              {"lambda", "0.1", interval_domain(1e-8, 1e6), "Ridge penalty lambda in [1e-8, 1e6]"},
+              {"delta", "0.25", interval_domain(0.0, 1e6), "Noise variance Delta in [0, 1e6]"}};
   c.continuation = "alpha";
   c.plot_y = "test_error";
   return c;
