@@ -10,6 +10,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "solver/interrupt.hpp"
+
 namespace saddle {
 namespace slr {
 
@@ -490,6 +492,7 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
     }
     obs[t].resize(n_alpha);
     for (int i = 0; i < n_alpha; ++i) {
+      if (interrupt_requested()) { obs[t][i] = Vec::Zero(kReplicaObservables); continue; }  // dropped
       ReplicaSystem sys(set, alphas[i], pts, r);
       Vec x = res[t][i].x;
       sys.project(x);
@@ -536,7 +539,7 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
   // Error-bar refinement (see ReplicaCurveOptions::target_se).
   const int i_test = 6 + 10, i_at = 6 + 13;
   ReplicaSetting fine = set;
-  for (int level = 1; opt.target_se > 0.0 && level <= opt.max_refine; ++level) {
+  for (int level = 1; opt.target_se > 0.0 && level <= opt.max_refine && !interrupt_requested(); ++level) {
     std::vector<int> todo;  // indices into out
     for (int j = 0; j < static_cast<int>(out.size()); ++j) {
       const ReplicaPoint& p = out[j];

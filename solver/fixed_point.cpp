@@ -10,6 +10,8 @@
 #include <deque>
 #include <stdexcept>
 
+#include "solver/interrupt.hpp"
+
 namespace saddle {
 namespace {
 
@@ -67,7 +69,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
   gsl_multiroot_fsolver* s = gsl_multiroot_fsolver_alloc(gsl_multiroot_fsolver_hybrids, n);
   int iters = 0;
   if (gsl_multiroot_fsolver_set(s, &F, x) == GSL_SUCCESS) {
-    for (iters = 1; iters <= opt.newton_max_iter; ++iters) {
+    for (iters = 1; iters <= opt.newton_max_iter && !interrupt_requested(); ++iters) {
       int st = gsl_multiroot_fsolver_iterate(s);
       Vec xv(n);
       for (int i = 0; i < n; ++i) xv[i] = gsl_vector_get(s->x, i);
@@ -114,6 +116,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
     dG.clear();
   };
   for (it = 1; it <= opt.max_iter; ++it) {
+    if (interrupt_requested()) { reason = "interrupted"; break; }  // no throw: may run under OpenMP
     Vec fx = sys.map(x);
     const bool finite = all_finite(fx);
     double r = finite ? inf_norm(sys.residual(x)) : std::numeric_limits<double>::infinity();

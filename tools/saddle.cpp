@@ -1,17 +1,16 @@
-// main() of the `saddle` program: builds the CLI11 app from the subcommand modules, and turns
-// every input error into one line on stderr with exit code 2 (no partial CSV on stdout).
-#include <gsl/gsl_errno.h>
-
+// main() of the `saddle` program: runs saddle::run_cli (tools/app.cpp), which builds the CLI11
+// app and turns every input error into one line on stderr with exit code 2 (no partial CSV on
+// stdout); under MPI only rank 0 reports the error.
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #ifdef SADDLE_HAVE_MPI
 #include <mpi.h>
 #endif
 
-#include "saddle_version.hpp"
-#include "tools/cli_common.hpp"
-#include "tools/runner.hpp"
+#include "tools/app.hpp"
 
 namespace {
 int rank0 = 1;  // 0 on MPI ranks other than 0: they stay silent about errors
@@ -43,36 +42,9 @@ int main(int argc, char** argv) {
 
 namespace {
 int run(int argc, char** argv) {
-  gsl_set_error_handler_off();
-  saddle::set_command_line(argc, argv);
-  CLI::App app{"saddle: order-parameter fixed-point equations of high-dimensional learning theory"};
-  app.name("saddle");
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("saddle ") + SADDLE_VERSION + saddle::build_features());
-  saddle::register_ridge(app);
-  saddle::register_slr(app);
-  saddle::register_rmt(app);
-  saddle::register_groups(app);
-  saddle::register_merge(app);
-  saddle::register_plot(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << " (see --help)\n";
-    return 2;
-  } catch (const saddle::InputError& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    if (rank0) std::cerr << "saddle: error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  std::string message;
+  const int rc = saddle::run_cli(std::vector<std::string>(argv, argv + argc), &message);
+  if (!message.empty() && rank0) std::cerr << message << "\n";
+  return rc;
 }
 }  // namespace

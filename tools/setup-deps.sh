@@ -3,7 +3,8 @@
 # Nothing is downloaded at build or run time.
 set -euo pipefail
 PKGS=(g++ cmake make libboost-dev libgsl-dev libceres-dev libeigen3-dev catch2 libcli11-dev
-      libbenchmark-dev libomp-dev gnuplot-nox libopenmpi-dev openmpi-bin)
+      libbenchmark-dev libomp-dev gnuplot-nox libopenmpi-dev openmpi-bin
+      pybind11-dev python3-dev python3-numpy python3-pandas python3-matplotlib python3-pytest)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
