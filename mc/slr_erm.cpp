@@ -20,6 +20,7 @@
 #endif
 
 #include "integrators/special.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace slr {
@@ -334,6 +335,7 @@ class ErmFunction : public ceres::FirstOrderFunction {
   ErmFunction(const SimSetting& set, const Dataset& data, double lambda)
       : set_(set), data_(data), lambda_(lambda) {}
   bool Evaluate(const double* parameters, double* cost, double* gradient) const override {
+    check_interrupt();
     *cost = empirical_risk(set_, data_, lambda_, lambda_, parameters, gradient);
     return std::isfinite(*cost);
   }

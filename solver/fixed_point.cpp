@@ -11,6 +11,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "solver/interrupt.hpp"
+
 namespace saddle {
 namespace {
 
@@ -53,6 +55,7 @@ std::string to_string(Termination t) {
     case Termination::MaxIter: return "max_iter";
     case Termination::Stalled: return "stalled";
     case Termination::NonFinite: return "non_finite";
+    case Termination::Interrupted: return "interrupted";
   }
   return "unknown";
 }
@@ -84,7 +87,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
   gsl_multiroot_fsolver* s = gsl_multiroot_fsolver_alloc(gsl_multiroot_fsolver_hybrids, n);
   int iters = 0;
   if (gsl_multiroot_fsolver_set(s, &F, x) == GSL_SUCCESS) {
-    for (iters = 1; iters <= opt.newton_max_iter; ++iters) {
+    for (iters = 1; iters <= opt.newton_max_iter && !interrupt_requested(); ++iters) {
       int st = gsl_multiroot_fsolver_iterate(s);
       Vec xv(n);
       for (int i = 0; i < n; ++i) xv[i] = gsl_vector_get(s->x, i);
@@ -132,6 +135,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
     dG.clear();
   };
   for (it = 1; it <= opt.max_iter; ++it) {
+    if (interrupt_requested()) { reason = Termination::Interrupted; break; }  // no throw: may run under OpenMP
     Vec fx = sys.map(x);
     const bool finite = all_finite(fx);
     // The residual F(x) - x of the undamped map, from the F(x) just evaluated.

@@ -39,6 +39,7 @@ enum class Termination {
   MaxIter,       // iteration budget spent
   Stalled,       // limit cycle: no new best residual within stall_window iterations
   NonFinite,     // the map returned a non-finite value
+  Interrupted,   // stopped by request_interrupt() (solver/interrupt.hpp)
 };
 std::string to_string(Termination t);  // "tolerance", "newton", "newton_failed", "max_iter", ...
 std::ostream& operator<<(std::ostream& os, Termination t);

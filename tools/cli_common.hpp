@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "solver/fixed_point.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 
@@ -34,10 +35,7 @@ constexpr int kExitOk = 0, kExitValidation = 1, kExitBadInput = 2, kExitStrict =
 struct StrictFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// Thrown by the runner after SIGINT, once every complete chain is written (exit 130).
-struct Interrupted : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Interrupted (exit 130) is thrown by the runner after SIGINT: solver/interrupt.hpp.
 
 // Checked size arithmetic: the product of `factors` (counts that multiply into one allocation or
 // one loop, e.g. points x replicates), or InputError naming `what` and the size if it exceeds

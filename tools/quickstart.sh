@@ -2,10 +2,13 @@
 # The main job on its defaults: install deps if missing, build in Release, compute a real theory
 # curve to CSV and print a short table: population risk of softmax vs linear attention against
 # the Bayes risk, spiked SLR, L = 3, as the signal strength nu grows (spec slr.md §3, §7a).
-# Output: out/main_curve.csv (or the path given as $1), and out/main_curve.png.
+# Output: out/main_curve.csv (or the path given as $1), and out/main_curve.png. Also builds and
+# installs the Python module `saddle` (import saddle from any directory; docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/build.sh --target saddle
+bash tools/build.sh --target saddle saddle_python
+# The Python module: installed where Debian's python3 finds it (docs/python.md).
+cmake --install build --component python >/dev/null
 out="${1:-out/main_curve.csv}"
 mkdir -p "$(dirname "$out")"
 ./build/saddle slr population --task spiked --L 3 --nu 0.5:8:16 --activation softmax,linear \

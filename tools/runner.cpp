@@ -25,6 +25,7 @@
 #endif
 
 #include "saddle_version.hpp"
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
 
 namespace saddle {
@@ -205,9 +206,12 @@ class Progress {
  public:
   Progress(std::size_t total, bool on) : total_(total), on_(on && ::isatty(2)) {
     t0_ = std::chrono::steady_clock::now();
+    progress_counters().done = 0;
+    progress_counters().total = total;
   }
   void advance(std::size_t n) {
     done_ += n;
+    progress_counters().done = done_;
     if (!on_) return;
     double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     double rate = el > 0 ? done_ / el : 0.0;
@@ -433,8 +437,10 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     if (stop || g_signal) continue;  // --strict failure or SIGINT: start no new chain
     std::vector<std::string> lines;
     try {
+      check_interrupt();
       if (!cache.load(job.chains[c], lines)) {
         auto rows = job.run_chain(c);
+        check_interrupt();  // a chain cut short by an interrupt is not written
         lines.clear();
         for (const auto& row : rows) {
           if (row.size() != job.columns.size())

@@ -1,37 +1,23 @@
-// main() of the `saddle` program: builds the CLI11 app from the subcommand modules, and turns
-// every input error into one line on stderr with exit code 2 (no partial CSV on stdout). Exit
-// codes (README "Errors and exit codes"): 0 ok, 1 validation disagreement or internal error,
-// 2 bad input, 3 --strict and a point did not converge, 130 interrupted by SIGINT/SIGTERM.
-#include <gsl/gsl_errno.h>
-
+// main() of the `saddle` program: runs saddle::run_cli (tools/app.cpp), which builds the CLI11
+// app and turns every input error into one line on stderr with exit code 2 (no partial CSV on
+// stdout); under MPI only rank 0 reports the error. Exit codes (README "Errors and exit codes"):
+// 0 ok, 1 validation disagreement or internal error, 2 bad input, 3 --strict and a point did not
+// converge, 130 interrupted by SIGINT/SIGTERM.
 #include <cstdlib>
-#include <new>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #ifdef SADDLE_HAVE_MPI
 #include <mpi.h>
 #endif
 
-#include "saddle_version.hpp"
-#include "tools/cli_common.hpp"
-#include "tools/cmd_figures.hpp"
-#include "tools/model_command.hpp"
-#include "tools/runner.hpp"
+#include "tools/app.hpp"
 
 namespace {
 int rank0 = 1;  // 0 on MPI ranks other than 0: they stay silent about errors
 
 int run(int argc, char** argv);
-
-// An error message as one line: control characters (a newline in a file name or a title) are
-// shown as '?', so stderr always gets exactly one line per error.
-std::string one_line(const char* what) {
-  std::string s = what;
-  for (char& ch : s)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
-  return s;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,47 +44,9 @@ int main(int argc, char** argv) {
 
 namespace {
 int run(int argc, char** argv) {
-  gsl_set_error_handler_off();
-  saddle::set_command_line(argc, argv);
-  CLI::App app{"saddle: order-parameter fixed-point equations of high-dimensional learning theory"};
-  app.name("saddle");
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("saddle ") + SADDLE_VERSION + saddle::build_features());
-  saddle::register_models(app);  // ridge, ridge-classifier (tools/models.cpp)
-  saddle::register_slr(app);
-  saddle::register_rmt(app);
-  saddle::register_groups(app);
-  saddle::register_merge(app);
-  saddle::register_plot(app);
-  saddle::register_figures(app);
-  saddle::reject_empty_values(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << " (see --help)\n";
-    return 2;
-  } catch (const saddle::InputError& e) {
-    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
-    return saddle::kExitBadInput;
-  } catch (const saddle::StrictFailure& e) {
-    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
-    return saddle::kExitStrict;
-  } catch (const saddle::Interrupted& e) {
-    if (rank0) std::cerr << "saddle: " << one_line(e.what()) << "\n";
-    return saddle::kExitInterrupted;
-  } catch (const std::bad_alloc&) {
-    if (rank0) std::cerr << "saddle: error: out of memory (reduce the grid or the sizes)\n";
-    return 1;
-  } catch (const std::exception& e) {
-    if (rank0) std::cerr << "saddle: error: " << one_line(e.what()) << "\n";
-    return 1;
-  }
-  return 0;
+  std::string message;
+  const int rc = saddle::run_cli(std::vector<std::string>(argv, argv + argc), &message);
+  if (!message.empty() && rank0) std::cerr << message << "\n";
+  return rc;
 }
 }  // namespace

@@ -6,8 +6,8 @@ set -euo pipefail
 # (tests/fuzz), numpy/pandas/pytest/pybind11/matplotlib (the Python module and its tests).
 PKGS=(g++ cmake make libboost-dev libgsl-dev libceres-dev libeigen3-dev catch2 libcli11-dev
       libbenchmark-dev libomp-dev gnuplot-nox libopenmpi-dev openmpi-bin
-      python3 python3-numpy python3-pandas python3-pytest pybind11-dev python3-matplotlib
-      clang libclang-rt-14-dev)
+      python3 python3-dev python3-numpy python3-pandas python3-pytest pybind11-dev
+      python3-matplotlib clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,143 @@
+// saddle._core: the compiled half of the Python module. It runs the `saddle` program in-process
+// (saddle::run_cli, the same code as the CLI) on an argument vector built by python/saddle, with
+// the GIL released, and describes the program's options so that the Python functions take the
+// CLI's names, defaults and descriptions without a copy of them.
+//
+// Ctrl-C: the command runs on a worker thread while the calling thread waits in steps of 100 ms;
+// between steps it takes the GIL and calls PyErr_CheckSignals. A pending KeyboardInterrupt sets
+// the process-wide interrupt flag (solver/interrupt.hpp), which the runner and the iteration loops
+// poll; once the worker has stopped, the KeyboardInterrupt is raised. The same steps report the
+// progress counters to an optional Python callback.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "saddle_version.hpp"
+#include "solver/interrupt.hpp"
+#include "tools/app.hpp"
+#include "tools/cli_common.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+std::mutex& run_mutex() {  // one command at a time: the command line and the flags are global
+  static std::mutex m;
+  return m;
+}
+
+// Runs args (args[0] = "saddle"); returns (exit code, error message). Raises KeyboardInterrupt
+// (or the progress callback's exception) after stopping the command.
+py::tuple run(const std::vector<std::string>& args, const py::object& progress, double poll_s) {
+  int rc = 0;
+  std::string message;
+  std::unique_ptr<py::error_already_set> pending;  // destroyed with the GIL held
+  {
+    py::gil_scoped_release release;
+    std::unique_lock<std::mutex> exclusive(run_mutex());
+    saddle::clear_interrupt();
+    saddle::progress_counters().done = 0;
+    saddle::progress_counters().total = 0;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool finished = false;
+    std::thread worker([&] {
+      int code = 0;
+      std::string msg;
+      try {
+        code = saddle::run_cli(args, &msg);
+      } catch (const std::exception& e) {  // run_cli catches everything; this is a last guard
+        code = 1;
+        msg = std::string("saddle: error: ") + e.what();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      rc = code;
+      message = msg;
+      finished = true;
+      cv.notify_all();
+    });
+    const auto step = std::chrono::duration<double>(poll_s > 0 ? poll_s : 0.1);
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (cv.wait_for(lock, step, [&] { return finished; })) break;
+      }
+      if (pending) continue;  // stopping: just wait for the worker
+      py::gil_scoped_acquire acquire;
+      if (PyErr_CheckSignals() != 0) {
+        pending = std::make_unique<py::error_already_set>();
+        saddle::request_interrupt();
+        continue;
+      }
+      if (!progress.is_none()) {
+        try {
+          progress(saddle::progress_counters().done.load(), saddle::progress_counters().total.load());
+        } catch (py::error_already_set& e) {
+          pending = std::make_unique<py::error_already_set>(std::move(e));
+          saddle::request_interrupt();
+        }
+      }
+    }
+    worker.join();
+    saddle::clear_interrupt();
+  }
+  if (pending) throw std::move(*pending);
+  return py::make_tuple(rc, message);
+}
+
+// The options of one (sub)command: list of dicts with name (long, without dashes), flag,
+// description, default (the CLI's default text, "" when none), group.
+py::list describe_options(const CLI::App* app) {
+  py::list out;
+  for (const CLI::Option* o : app->get_options()) {
+    if (o->get_positional() || o->get_lnames().empty()) continue;
+    py::dict d;
+    d["name"] = o->get_lnames().front();
+    d["flag"] = o->get_items_expected_max() == 0;
+    d["description"] = o->get_description();
+    d["default"] = o->get_default_str();
+    d["group"] = o->get_group();
+    out.append(d);
+  }
+  return out;
+}
+
+void describe_tree(CLI::App* app, const std::string& path, py::dict& out) {
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    const std::string p = path.empty() ? sub->get_name() : path + " " + sub->get_name();
+    py::dict d;
+    d["description"] = sub->get_description();
+    d["options"] = describe_options(sub);
+    out[py::str(p)] = d;
+    describe_tree(sub, p, out);
+  }
+}
+
+// {"slr population": {"description": ..., "options": [...]}, ...} for every subcommand.
+py::dict describe() {
+  std::unique_ptr<CLI::App> app = saddle::make_app();
+  py::dict out;
+  describe_tree(app.get(), "", out);
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Compiled core of the saddle Python module: runs the saddle CLI in-process.";
+  m.attr("version") = SADDLE_VERSION;
+  m.attr("interrupted_exit") = saddle::kExitInterrupted;
+  m.def("build_features", &saddle::build_features, "Build features, as in `saddle --version`.");
+  m.def("run", &run, py::arg("args"), py::arg("progress") = py::none(), py::arg("poll_s") = 0.1,
+        "Run the saddle program on args (args[0] = 'saddle') with the GIL released; returns "
+        "(exit code, error message). Ctrl-C stops it and raises KeyboardInterrupt.");
+  m.def("describe", &describe, "Subcommands of the saddle program and their options.");
+}
