@@ -125,20 +125,33 @@ extern "C" void on_stop_signal(int sig) {
   std::signal(sig, SIG_DFL);  // a second signal ends the process at once
 }
 
-// Installs the handler for the lifetime of a run and restores the previous one.
+// Installs the handler for the lifetime of a run and restores the previous one. Only where the
+// signal has no handler of its own (the `saddle` program): a host process with its own handler
+// (the Python module: Python's SIGINT handler raises KeyboardInterrupt through the interrupt flag,
+// solver/interrupt.hpp) keeps it.
 class StopSignals {
  public:
   StopSignals() {
     g_signal = 0;
-    old_int_ = std::signal(SIGINT, on_stop_signal);
-    old_term_ = std::signal(SIGTERM, on_stop_signal);
+    old_int_ = install(SIGINT);
+    old_term_ = install(SIGTERM);
   }
   ~StopSignals() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
+    if (old_int_ != SIG_ERR) std::signal(SIGINT, old_int_);
+    if (old_term_ != SIG_ERR) std::signal(SIGTERM, old_term_);
   }
 
  private:
+  // Returns the previous handler, or SIG_ERR when the signal was left alone.
+  static void (*install(int sig))(int) {
+    void (*prev)(int) = std::signal(sig, SIG_DFL);
+    if (prev == SIG_DFL || prev == SIG_IGN) {  // SIG_IGN: a background job of a script
+      std::signal(sig, on_stop_signal);
+      return prev;
+    }
+    std::signal(sig, prev);  // not ours to replace
+    return SIG_ERR;
+  }
   void (*old_int_)(int);
   void (*old_term_)(int);
 };
