@@ -117,44 +117,54 @@ std::string fmt(double v) {
   return buf;
 }
 
+namespace {
+// One item of a sweep: a range start:stop:count or start:stop:count:log (appended to out).
+void append_range(const std::string& t, const std::string& name, const SweepRules& rules,
+                  std::vector<double>& out) {
+  auto parts = split(t, ':');
+  if (parts.size() != 3 && parts.size() != 4)
+    throw InputError("--" + name + ": malformed range '" + t +
+                     "' (expected start:stop:count or start:stop:count:log)");
+  bool geometric = false;
+  if (parts.size() == 4) {
+    if (trim(parts[3]) != "log")
+      throw InputError("--" + name + ": malformed range '" + t + "' (4th field must be 'log')");
+    geometric = true;
+  }
+  SweepRules finite = rules;
+  finite.allow_inf = false;
+  double a = parse_number(parts[0], name, finite), b = parse_number(parts[1], name, finite);
+  SweepRules cnt;
+  double c = parse_number(parts[2], name, cnt);
+  if (c != std::floor(c) || c < 1)
+    throw InputError("--" + name + ": range count must be an integer >= 1 in '" + t + "'");
+  if (c > 1e7 || out.size() + c > 1e7)
+    throw InputError("--" + name + ": range count too large in '" + t + "' (at most 1e7 values)");
+  const int n = static_cast<int>(c);
+  if (geometric && (a <= 0 || b <= 0))
+    throw InputError("--" + name + ": a log range needs positive endpoints in '" + t + "'");
+  for (int i = 0; i < n; ++i) {
+    double f = n == 1 ? 0.0 : double(i) / (n - 1);
+    double v = geometric ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
+    if (i == n - 1 && n > 1) v = b;  // exact endpoint
+    if (rules.integer) v = std::round(v);
+    out.push_back(v);
+  }
+}
+}  // namespace
+
+// A comma list whose items are values or ranges ("0,1e-6:1:13:log" is 0 then 13 values).
 std::vector<double> parse_sweep(const std::string& text, const std::string& name,
                                 const SweepRules& rules) {
   std::vector<double> out;
   const std::string t = trim(text);
   if (t.empty()) throw InputError("--" + name + ": empty value");
-  if (t.find(':') != std::string::npos) {
-    if (t.find(',') != std::string::npos)
-      throw InputError("--" + name + ": mix of ',' and ':' in '" + t + "'");
-    auto parts = split(t, ':');
-    if (parts.size() != 3 && parts.size() != 4)
-      throw InputError("--" + name + ": malformed range '" + t +
-                       "' (expected start:stop:count or start:stop:count:log)");
-    bool geometric = false;
-    if (parts.size() == 4) {
-      if (trim(parts[3]) != "log")
-        throw InputError("--" + name + ": malformed range '" + t + "' (4th field must be 'log')");
-      geometric = true;
-    }
-    SweepRules finite = rules;
-    finite.allow_inf = false;
-    double a = parse_number(parts[0], name, finite), b = parse_number(parts[1], name, finite);
-    SweepRules cnt;
-    double c = parse_number(parts[2], name, cnt);
-    if (c != std::floor(c) || c < 1)
-      throw InputError("--" + name + ": range count must be an integer >= 1 in '" + t + "'");
-    if (c > 1e7) throw InputError("--" + name + ": range count too large in '" + t + "'");
-    const int n = static_cast<int>(c);
-    if (geometric && (a <= 0 || b <= 0))
-      throw InputError("--" + name + ": a log range needs positive endpoints in '" + t + "'");
-    for (int i = 0; i < n; ++i) {
-      double f = n == 1 ? 0.0 : double(i) / (n - 1);
-      double v = geometric ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
-      if (i == n - 1 && n > 1) v = b;  // exact endpoint
-      if (rules.integer) v = std::round(v);
-      out.push_back(v);
-    }
-  } else {
-    for (const std::string& p : split(t, ',')) out.push_back(parse_number(p, name, rules));
+  for (const std::string& raw : split(t, ',')) {
+    const std::string item = trim(raw);
+    if (item.find(':') != std::string::npos)
+      append_range(item, name, rules, out);
+    else
+      out.push_back(parse_number(item, name, rules));
   }
   for (double v : out) check_range(v, name, rules);
   return out;

@@ -64,7 +64,8 @@ inline SweepRules nonneg_rule() {
   return r;
 }
 
-// Parses "x", "a,b,c", "start:stop:count" or "start:stop:count:log". Throws InputError naming
+// Parses "x", "a,b,c", "start:stop:count", "start:stop:count:log", or a comma list mixing values and
+// ranges ("0,1e-6:1:13:log"). Throws InputError naming
 // `name` on malformed text, count < 1, NaN, inf where not allowed, or values out of range.
 std::vector<double> parse_sweep(const std::string& text, const std::string& name,
                                 const SweepRules& rules = {});
