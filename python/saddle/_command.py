@@ -145,8 +145,9 @@ class _ProgressBar:
         self.shown = False
 
     def __call__(self, done, total):
-        if total <= 0:
+        if total <= 0 or (done, total) == getattr(self, "last", None):
             return
+        self.last = (done, total)
         width = 30
         fill = int(width * done / total)
         self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} points")
