@@ -222,6 +222,8 @@ def run(path, kwargs, threads=None, progress=False):
         os.unlink(out)
     if attrs.get("command"):  # commands that record --out: the temporary file is not provenance
         attrs["command"] = attrs["command"].replace(" --out " + out, "")
+        if threads is None and t is not None:  # nor the thread count taken from OMP_NUM_THREADS
+            attrs["command"] = attrs["command"].replace(" --threads " + t, "")
     attrs["argv"] = args[1:]
     attrs["options"] = used
     if "seed" in names:
