@@ -11,6 +11,7 @@
 
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace slr {
@@ -356,6 +357,7 @@ std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<d
     }
     obs[t].resize(n_alpha);
     for (int i = 0; i < n_alpha; ++i) {
+      if (interrupt_requested()) { obs[t][i] = Vec::Zero(5); continue; }  // the run is dropped
       BayesSystem sys(set, alphas[i], pts, r);
       obs[t][i] = sys.observables(res[t][i].x);
     }
