@@ -203,9 +203,11 @@ def run(path, kwargs, threads=None, progress=False):
     os.close(fd)
     bar = _ProgressBar(sys.stderr) if progress else None
     try:
-        rc, message = _core.run(args + ["--out", out], bar)
-        if bar is not None:
-            bar.close()
+        try:
+            rc, message = _core.run(args + ["--out", out], bar)
+        finally:
+            if bar is not None:
+                bar.close()
         if rc == 2:
             raise ValueError(message[len(_ERROR_PREFIX):] if message.startswith(_ERROR_PREFIX)
                              else message)
