@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "integrators/special.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace rmt {
@@ -210,7 +211,9 @@ SimSummary simulate(const SimSetting& s) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<DrawResult> draws(s.draws);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int d = 0; d < s.draws; ++d) draws[d] = simulate_draw(s, d);
+  for (int d = 0; d < s.draws; ++d)
+    if (!interrupt_requested()) draws[d] = simulate_draw(s, d);
+  check_interrupt();  // outside the parallel region
   SimSummary sum;
   sum.n = s.n;
   sum.p = s.p();

@@ -2,6 +2,8 @@
 // aggregation, refinement, branch preference and coexistence.
 #include "solver/curve.hpp"
 
+#include "solver/interrupt.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -95,18 +97,22 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     std::vector<SolveResult> res(n_par);
     Vec start = st.x0;
     for (int k = 0; k < n_par; ++k) {
+      if (interrupt_requested()) break;  // polled, not thrown: this runs inside OpenMP
       const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
       const auto sys = model.system(params[i], r, 0);
       res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt);
       if (accepted(res[i].summary, opt)) start = res[i].x;
     }
-    for (int i = 0; i < n_par; ++i) {
+    for (int i = 0; i < n_par && !interrupt_requested(); ++i) {
       const auto sys = model.system(params[i], r, 0);
       sys->project(res[i].x);
       reps[t][i].values = model.values(*sys, res[i].x);
       reps[t][i].res = std::move(res[i]);
     }
   }
+
+  // An interrupted curve is incomplete: the caller (the grid runner) drops it.
+  if (interrupt_requested()) return {};
 
   auto point = [&](int k, int i, int level) {
     std::vector<const Replicate*> rr(R);
@@ -122,6 +128,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   // Refinement to the target s.e. on the model's chosen value.
   const int i_ref = model.refine_on();
   for (int level = 1; opt.target_se > 0.0 && i_ref >= 0 && level <= opt.max_refine; ++level) {
+    if (interrupt_requested()) return {};
     std::vector<int> todo;  // indices into out
     for (int j = 0; j < static_cast<int>(out.size()); ++j) {
       const CurvePoint& p = out[j];
@@ -134,6 +141,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     std::vector<Replicate> fine(todo.size() * R);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int u = 0; u < static_cast<int>(fine.size()); ++u) {
+      if (interrupt_requested()) continue;
       const int j = todo[u / R], r = u % R;
       const int k = j / n_par, i = j % n_par;
       const auto sys = model.system(params[i], r, level);
@@ -142,6 +150,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       fine[u].values = model.values(*sys, sr.x);
       fine[u].res = std::move(sr);
     }
+    if (interrupt_requested()) return {};
     for (std::size_t v = 0; v < todo.size(); ++v) {
       const int j = todo[v], k = j / n_par, i = j % n_par;
       // Keep the refined solve only if every replicate was accepted (else the coarser point,

@@ -145,8 +145,9 @@ class _ProgressBar:
         self.shown = False
 
     def __call__(self, done, total):
-        if total <= 0:
+        if total <= 0 or (done, total) == getattr(self, "last", None):
             return
+        self.last = (done, total)
         width = 30
         fill = int(width * done / total)
         self.stream.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} points")
@@ -202,9 +203,11 @@ def run(path, kwargs, threads=None, progress=False):
     os.close(fd)
     bar = _ProgressBar(sys.stderr) if progress else None
     try:
-        rc, message = _core.run(args + ["--out", out], bar)
-        if bar is not None:
-            bar.close()
+        try:
+            rc, message = _core.run(args + ["--out", out], bar)
+        finally:
+            if bar is not None:
+                bar.close()
         if rc == 2:
             raise ValueError(message[len(_ERROR_PREFIX):] if message.startswith(_ERROR_PREFIX)
                              else message)
@@ -221,6 +224,8 @@ def run(path, kwargs, threads=None, progress=False):
         os.unlink(out)
     if attrs.get("command"):  # commands that record --out: the temporary file is not provenance
         attrs["command"] = attrs["command"].replace(" --out " + out, "")
+        if threads is None and t is not None:  # nor the thread count taken from OMP_NUM_THREADS
+            attrs["command"] = attrs["command"].replace(" --threads " + t, "")
     attrs["argv"] = args[1:]
     attrs["options"] = used
     if "seed" in names:

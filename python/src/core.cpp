@@ -90,6 +90,8 @@ py::tuple run(const std::vector<std::string>& args, const py::object& progress, 
     saddle::clear_interrupt();
   }
   if (pending) throw std::move(*pending);
+  if (!progress.is_none() && rc == 0)  // the final count (the last step may have come before it)
+    progress(saddle::progress_counters().done.load(), saddle::progress_counters().total.load());
   return py::make_tuple(rc, message);
 }
 
