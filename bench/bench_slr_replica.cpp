@@ -37,22 +37,24 @@ BENCHMARK_TEMPLATE(BM_prox, 2)->Arg(0)->Arg(1);
 BENCHMARK_TEMPLATE(BM_prox, 3)->Arg(0)->Arg(1);
 
 // One channel pass (4096 points); third argument 1: with the replicon (AT) Gram matrix, as in
-// the once-per-point observables (baseline: the same pass without it, in the same run).
+// the once-per-point observables; 2: with the map's Jacobian, as in a Newton pass (baseline: the
+// plain pass of an Anderson iteration, in the same run).
 static void BM_channel(benchmark::State& state) {
   ReplicaSetting set;
   set.L = static_cast<int>(state.range(0));
   set.activation = state.range(1) == 0 ? Activation::Softmax : Activation::Linear;
   set.n_points = 4096;
   set.replicates = 2;
-  const bool want_at = state.range(2) != 0;
+  const bool want_at = state.range(2) == 1, want_jac = state.range(2) == 2;
   const auto pts = make_replica_points(set);
   const Vec x = replica_informed_start(set);
   for (auto _ : state) {
-    auto c = replica_channel(set, 2.0, x.data(), *pts, 0, want_at);
+    auto c = replica_channel(set, 2.0, x.data(), *pts, 0, want_at, want_jac);
     benchmark::DoNotOptimize(c.qhat_k);
   }
 }
 BENCHMARK(BM_channel)->Args({2, 0, 0})->Args({2, 1, 0})->Args({3, 0, 0})->Args({3, 1, 0})
-    ->Args({2, 0, 1})->Args({3, 1, 1})->Unit(benchmark::kMillisecond);
+    ->Args({2, 0, 1})->Args({3, 1, 1})->Args({2, 0, 2})->Args({3, 0, 2})
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -101,7 +101,7 @@ namespace {
 
 template <int L>
 ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double* P,
-                          const SobolGaussian& pts, int rep, bool want_at) {
+                          const SobolGaussian& pts, int rep, bool want_at, bool want_jac) {
   const ProxAct act = set.activation == Activation::Softmax ? ProxAct::Softmax : ProxAct::Linear;
   const bool k_active = !(act == ProxAct::Softmax && L == 1);  // L = 1 softmax: sigma == 1
   const double m_k = P[0], q_k = P[1], V_k = P[2], m_v = P[3], q_v = P[4], V_v = P[5];
@@ -121,6 +121,8 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
   // Replicon (AT) check: Frobenius Gram matrix E[<B_i, B_j>] of the four blocks of 𝒥,
   // B_0 = 𝒥_kk (chi-chi), B_1 = 𝒥_kv, B_2 = 𝒥_vk = B_1^T, B_3 = 𝒥_vv.
   Eigen::Matrix4d gram = Eigen::Matrix4d::Zero();
+  // want_jac: dS(row, j) = d/dP_j of the sums S_mk, S_gk2, S_vk, S_mz, S_gz2, S_vz.
+  Eigen::Matrix<double, 6, 6> dS = Eigen::Matrix<double, 6, 6>::Zero();
   ProxInput<L> in;
   in.V_k = V_k;
   in.V_v = V_v;
@@ -191,6 +193,72 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
     S_tr += wgt * pr.residual * pr.residual;
     if (!pr.hessian_ok) S_npd += 1.0;
     gmax = std::max(gmax, pr.grad_inf);
+    if (want_jac) {
+      // Derivatives of the fields omega, of the Stein weights tm, tv (explicit in P for this
+      // draw) and of g = (prox - omega)/V (implicit: dg = -𝒥 (d omega + dV g)).
+      const replica::JacobianBlocks<L> jb = replica::jacobian_blocks<L>(act, in, pr.chi);
+      VecL<L> dwc[6], dwz[6], dtmk[6], dtvk[6], dtmz[6], dtvz[6];
+      for (int j = 0; j < 6; ++j) {
+        dwc[j].setZero();
+        dwz[j].setZero();
+        dtmk[j].setZero();
+        dtvk[j].setZero();
+        dtmz[j].setZero();
+        dtvz[j].setZero();
+      }
+      if (set.task == Task::Spiked) {
+        dwc[0](0) = sqrt_nu;
+        if (sq_k > 0)
+          for (int l = 0; l < L; ++l) {
+            dwc[1](l) = u[l] / (2.0 * sq_k);
+            dtvk[1](l) = -tv_k(l) / (2.0 * q_k);
+          }
+      } else if (s_k > 0) {
+        const double s3 = s_k * s_k * s_k;
+        for (int l = 0; l < L; ++l) {
+          // xi_l = (omega_l - m_k chi*_l)/s_k, chi*_l = tm_k(l) + m_k xi_l/s_k
+          const double xi = tv_k(l) * s_k;
+          const double ch = tm_k(l) + m_k * xi / s_k;
+          dwc[0](l) = ch - m_k * xi / s_k;
+          dwc[1](l) = xi / (2.0 * s_k);
+          dtmk[0](l) = -xi * q_k / s3;
+          dtmk[1](l) = m_k * xi / (2.0 * s3);
+          dtvk[0](l) = xi * m_k / s3;
+          dtvk[1](l) = -xi / (2.0 * s3);
+        }
+      }
+      if (s_w1 > 0 && det_v > 0) {
+        const double b = (in.omega_z(0) - c_yw * y) / s_w1;
+        const double dw_m = y / D1 - (m_v / D1) * b / s_w1, dw_q = b / (2.0 * s_w1);
+        dwz[3](0) = dw_m;
+        dwz[4](0) = dw_q;
+        const double w0 = in.omega_z(0);
+        // tm = (q_v y - m_v w0)/det, tv = (D1 w0 - m_v y)/det, det = q_v D1 - m_v^2
+        dtmz[3](0) = ((-w0 - m_v * dw_m) - tm_z(0) * (-2.0 * m_v)) / det_v;
+        dtmz[4](0) = ((y - m_v * dw_q) - tm_z(0) * D1) / det_v;
+        dtvz[3](0) = ((D1 * dw_m - y) - tv_z(0) * (-2.0 * m_v)) / det_v;
+        dtvz[4](0) = (D1 * dw_q - tv_z(0) * D1) / det_v;
+      }
+      if (sq_v > 0)
+        for (int l = 1; l < L; ++l) {
+          dwz[4](l) = in.omega_z(l) / (2.0 * q_v);
+          dtvz[4](l) = -tv_z(l) / (2.0 * q_v);
+        }
+      for (int j = 0; j < 6; ++j) {
+        const VecL<L> ac = dwc[j] + (j == 2 ? 1.0 : 0.0) * gk;
+        const VecL<L> az = dwz[j] + (j == 5 ? 1.0 : 0.0) * gz;
+        const VecL<L> dgz = -(jb.cz.transpose() * ac + jb.zz * az);
+        if (k_active) {
+          const VecL<L> dgk = -(jb.cc * ac + jb.cz * az);
+          dS(0, j) += wgt * (dgk.dot(tm_k) + gk.dot(dtmk[j]));
+          dS(1, j) += wgt * 2.0 * gk.dot(dgk);
+          dS(2, j) += wgt * (dgk.dot(tv_k) + gk.dot(dtvk[j]));
+        }
+        dS(3, j) += wgt * (dgz.dot(tm_z) + gz.dot(dtmz[j]));
+        dS(4, j) += wgt * 2.0 * gz.dot(dgz);
+        dS(5, j) += wgt * (dgz.dot(tv_z) + gz.dot(dtvz[j]));
+      }
+    }
     if (want_at) {
       const replica::JacobianBlocks<L> jb = replica::jacobian_blocks<L>(act, in, pr.chi);
       const Eigen::Matrix<double, L, L> kv = jb.cz, vk = jb.cz.transpose();
@@ -230,6 +298,11 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
       for (int b = 0; b < a; ++b) gram(a, b) = gram(b, a);
     c.at_gram = gram;
   }
+  if (want_jac) {
+    // Stein form: mhat = a_n S_m, qhat = a_n S_g2, Vhat = -a_n S_v.
+    const double sign[6] = {1.0, 1.0, -1.0, 1.0, 1.0, -1.0};
+    for (int row = 0; row < 6; ++row) c.dhat.row(row) = sign[row] * a_n * dS.row(row);
+  }
   return c;
 }
 
@@ -237,19 +310,21 @@ ChannelStats channel_impl(const ReplicaSetting& set, double alpha, const double*
 
 namespace {
 ChannelStats channel_for_length(int L, const ReplicaSetting& set, double alpha, const double* P,
-                                const SobolGaussian& pts, int replicate, bool want_at) {
+                                const SobolGaussian& pts, int replicate, bool want_at,
+                                bool want_jac) {
   switch (L) {
-    case 1: return channel_impl<1>(set, alpha, P, pts, replicate, want_at);
-    case 2: return channel_impl<2>(set, alpha, P, pts, replicate, want_at);
-    case 3: return channel_impl<3>(set, alpha, P, pts, replicate, want_at);
-    case 4: return channel_impl<4>(set, alpha, P, pts, replicate, want_at);
+    case 1: return channel_impl<1>(set, alpha, P, pts, replicate, want_at, want_jac);
+    case 2: return channel_impl<2>(set, alpha, P, pts, replicate, want_at, want_jac);
+    case 3: return channel_impl<3>(set, alpha, P, pts, replicate, want_at, want_jac);
+    case 4: return channel_impl<4>(set, alpha, P, pts, replicate, want_at, want_jac);
     default: throw std::invalid_argument("L out of range for the replica channel");
   }
 }
 }  // namespace
 
 ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const double* P,
-                             const SobolGaussian& pts, int replicate, bool want_at) {
+                             const SobolGaussian& pts, int replicate, bool want_at,
+                             bool want_jacobian) {
   // Every channel quantity is an average over samples, hence over their lengths (§4.6): the
   // hats, the training MSE and the replicon Gram matrix are averaged with weight 1/|set|; the
   // replicon eigenvalue is taken of the averaged Gram matrix.
@@ -257,7 +332,8 @@ ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const doub
   ChannelStats c;
   const double w = 1.0 / static_cast<double>(Ls.size());
   for (int L : Ls) {
-    const ChannelStats s = channel_for_length(L, set, alpha, P, pts, replicate, want_at);
+    const ChannelStats s =
+        channel_for_length(L, set, alpha, P, pts, replicate, want_at, want_jacobian);
     c.mhat_k += w * s.mhat_k;
     c.qhat_k += w * s.qhat_k;
     c.Vhat_k += w * s.Vhat_k;
@@ -272,6 +348,7 @@ ChannelStats replica_channel(const ReplicaSetting& set, double alpha, const doub
     c.not_pd += w * s.not_pd;
     c.max_grad = std::max(c.max_grad, s.max_grad);
     c.at_gram += w * s.at_gram;
+    if (want_jacobian) c.dhat += w * s.dhat;
   }
   if (want_at) c.at_eigenvalue = replicon_eigenvalue(c.at_gram, alpha, P[2], P[5]);
   return c;
@@ -318,6 +395,37 @@ Vec ReplicaSystem::map(const Vec& x) const {
   replica_prior(set_.lambda, c, out.data());
   if (replica_k_inactive(set_)) out(0) = out(1) = 0.0;
   return out;
+}
+
+bool ReplicaSystem::map_jacobian(const Vec& x, Vec& fx, Eigen::MatrixXd& J) const {
+  if (set_.vhat != VhatForm::Stein) return false;
+  Vec xp = x;
+  project(xp);
+  const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_, false, true);
+  fx.resize(6);
+  replica_prior(set_.lambda, c, fx.data());
+  // Chain rule through the prior (S14): V = 1/(lambda + Vhat), m = mhat V,
+  // q = (mhat^2 + qhat) V^2.
+  Eigen::Matrix<double, 6, 6> dP = Eigen::Matrix<double, 6, 6>::Zero();
+  const double h[2][3] = {{c.mhat_k, c.qhat_k, c.Vhat_k}, {c.mhat_v, c.qhat_v, c.Vhat_v}};
+  for (int a = 0; a < 2; ++a) {
+    const double mh = h[a][0], qh = h[a][1], V = 1.0 / (set_.lambda + h[a][2]);
+    const int o = 3 * a;
+    const double dV = -V * V;  // dV/dVhat
+    dP(o + 2, o + 2) = dV;
+    dP(o + 0, o + 0) = V;
+    dP(o + 0, o + 2) = mh * dV;
+    dP(o + 1, o + 0) = 2.0 * mh * V * V;
+    dP(o + 1, o + 1) = V * V;
+    dP(o + 1, o + 2) = 2.0 * (mh * mh + qh) * V * dV;
+  }
+  J = dP * c.dhat;
+  if (replica_k_inactive(set_)) {
+    fx(0) = fx(1) = 0.0;
+    J.row(0).setZero();
+    J.row(1).setZero();
+  }
+  return true;
 }
 
 void ReplicaSystem::project(Vec& x) const {
@@ -414,7 +522,8 @@ Vec replica_uninformed_start(const ReplicaSetting& set) {
 }
 
 ReplicaCurveOptions::ReplicaCurveOptions() {
-  solver.method = Method::Anderson;
+  solver.method = Method::Newton;
+  solver.newton_steps = 8;
   solver.mix = 0.5;
   solver.tol = 1e-5;
   solver.max_iter = 300;

@@ -19,6 +19,21 @@ std::string to_string(Stability s) {
   }
 }
 
+std::string path_text(const CurveStatus& s) {
+  const Method order[3] = {Method::Newton, Method::Anderson, Method::Damped};
+  int kinds = 0;
+  for (Method m : order) kinds += s.n_by_path[static_cast<int>(m)] > 0;
+  std::string t;
+  for (Method m : order) {
+    const int n = s.n_by_path[static_cast<int>(m)];
+    if (n == 0) continue;
+    if (!t.empty()) t += "+";
+    t += to_string(m);
+    if (kinds > 1) t += ":" + std::to_string(n);
+  }
+  return t;
+}
+
 bool accepted(const SolveSummary& sm, const CurveOptions& opt) {
   return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
 }
@@ -67,6 +82,7 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
     else if (sr.summary.stalled) ++p.n_stalled;
     if (!ok_tol && !ok_stall) ++p.n_failed;
     p.iterations = std::max(p.iterations, sr.summary.iterations);
+    ++p.n_by_path[static_cast<int>(sr.summary.path)];
     p.residual = std::max(p.residual, sr.summary.residual);
   }
   for (int j = 0; j < nx; ++j) p.x.push_back(summarize(xs[j]));

@@ -66,7 +66,13 @@ struct CurveStatus {
   bool preferred = false;  // lowest free energy among the accepted starts at this parameter
   bool coexist = false;    // another accepted start reached a distinct solution here
   Stability stability = Stability::Unknown;
+  // Replicates whose result came from each iteration (indexed by Method: damped, anderson,
+  // newton), e.g. Newton steps, or the Anderson fallback where the Newton steps did not converge.
+  int n_by_path[3] = {0, 0, 0};
 };
+
+// "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths.
+std::string path_text(const CurveStatus& s);
 
 struct CurvePoint : CurveStatus {
   double param = 0;

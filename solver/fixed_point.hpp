@@ -8,7 +8,11 @@
 
 namespace saddle {
 
-enum class Method { Damped, Anderson };
+// Newton: Newton steps on F(x) - x with the Jacobian the system returns with F
+// (FixedPointSystem::map_jacobian), backtracking on the residual; a system without a Jacobian, a
+// singular or non-finite step, or no convergence within newton_steps passes continues with the
+// Anderson iteration from the best iterate.
+enum class Method { Damped, Anderson, Newton };
 
 // Option struct of every solve; the CLI maps --method/--mix/--tol/... onto it 1:1.
 struct SolverOptions {
@@ -21,6 +25,7 @@ struct SolverOptions {
   int anderson_depth = 5;    // history length of Anderson acceleration
   bool newton_polish = true; // try Newton (GSL hybrids) when the iteration did not reach tol
   int newton_max_iter = 100;
+  int newton_steps = 8;  // Method::Newton: map-with-Jacobian passes before the Anderson fallback
   // If > 0: stop when the residual has not beaten its running minimum for this many iterations
   // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates
   // and flag the solve as stalled.
@@ -48,7 +53,8 @@ struct SolveSummary {
   bool converged = false;
   bool stalled = false;
   Termination reason = Termination::MaxIter;
-  int iterations = 0;  // fixed-point iterations + Newton iterations
+  int iterations = 0;  // fixed-point iterations + Newton iterations (map evaluations)
+  Method path = Method::Anderson;  // the iteration that produced the result
   double residual = std::numeric_limits<double>::infinity();  // |F(x) - x|_inf at the result
   double wall_seconds = 0.0;
 };

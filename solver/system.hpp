@@ -21,6 +21,9 @@ class FixedPointSystem {
   virtual std::vector<std::string> names() const = 0;
   // The update map F. A fixed point x = F(x) is a solution.
   virtual Vec map(const Vec& x) const = 0;
+  // F(x) and its Jacobian dF/dx, from one evaluation, for Newton steps (Method::Newton). False
+  // (the default): no Jacobian available, the solver uses its fallback iteration.
+  virtual bool map_jacobian(const Vec& x, Vec& fx, Eigen::MatrixXd& J) const { return false; }
   // Bring x into the admissible set (e.g. V > 0, q >= m^2). Default: nothing to enforce.
   virtual void project(Vec& x) const {}
   // Derived quantities at a solution (e.g. test error), reported beside x.

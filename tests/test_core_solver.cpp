@@ -232,3 +232,37 @@ TEST_CASE("Curve driver: preferred start by free energy, coexistence", "[core][s
     CHECK(down.coexist);
   }
 }
+
+namespace {
+// F(x) = cos(x) componentwise with its Jacobian diag(-sin x): Newton converges quadratically.
+struct CosWithJacobian : FixedPointSystem {
+  int dim() const override { return 2; }
+  std::vector<std::string> names() const override { return {"a", "b"}; }
+  Vec map(const Vec& x) const override { return x.array().cos(); }
+  bool map_jacobian(const Vec& x, Vec& fx, Eigen::MatrixXd& J) const override {
+    fx = map(x);
+    J = (-x.array().sin()).matrix().asDiagonal();
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("Newton path: few passes with a Jacobian, Anderson fallback without", "[core][solver]") {
+  const double dottie = 0.7390851332151607;
+  SolverOptions opt;
+  opt.method = Method::Newton;
+  opt.tol = 1e-13;
+  opt.newton_polish = false;
+  CosWithJacobian with;
+  SolveResult r = solve(with, Vec::Zero(2), opt);
+  CHECK(r.summary.converged);
+  CHECK(r.summary.path == Method::Newton);
+  CHECK(r.summary.iterations <= 7);  // quadratic convergence from 0
+  CHECK(r.x[0] == Approx(dottie).epsilon(1e-12));
+  CosMap without;  // no Jacobian: the Anderson iteration does the work
+  SolveResult a = solve(without, Vec::Zero(2), opt);
+  CHECK(a.summary.converged);
+  CHECK(a.summary.path == Method::Anderson);
+  CHECK(a.x[0] == Approx(dottie).epsilon(1e-12));
+  CHECK(parse_method("newton") == Method::Newton);
+}

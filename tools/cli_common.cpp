@@ -208,7 +208,8 @@ std::vector<std::string> parse_names(const std::string& text, const std::string&
 
 void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_text) {
   method_text = to_string(opt.method);
-  sub->add_option("--method", method_text, "Fixed-point method: damped | anderson")
+  sub->add_option("--method", method_text, "Fixed-point method: damped | anderson | newton (Newton steps with the model's "
+                  "Jacobian, Anderson fallback)")
       ->capture_default_str()->group("Solver");
   sub->add_option("--mix", opt.mix, "Weight of the new iterate, x <- (1-mix) x + mix F(x), in (0,1]")
       ->capture_default_str()->group("Solver");
@@ -234,7 +235,11 @@ void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
 }
 
 std::string describe(const SolverOptions& opt) {
-  return "method=" + to_string(opt.method) + " mix=" + fmt(opt.mix) + " tol=" + fmt(opt.tol) +
+  return "method=" + to_string(opt.method) +
+         (opt.method == Method::Newton
+              ? " newton_steps=" + std::to_string(opt.newton_steps) + " fallback=anderson"
+              : "") +
+         " mix=" + fmt(opt.mix) + " tol=" + fmt(opt.tol) +
          " max_iter=" + std::to_string(opt.max_iter) +
          " anderson_depth=" + std::to_string(opt.anderson_depth) +
          " newton_polish=" + (opt.newton_polish ? "1" : "0") +

@@ -117,7 +117,7 @@ void run_erm(const ErmCli& o) {
                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
                  "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "jump_share",
-                 "jump_share_se", "points"};
+                 "jump_share_se", "points", "path"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
@@ -157,7 +157,10 @@ void run_erm(const ErmCli& o) {
                 "answer) or marginal; jump_share = max over k, v of |Vhat_hessian - Vhat_stein| / "
                 "(lambda + |Vhat_hessian|), the relative change of V due to jumps of the proximal "
                 "minimiser (above about 0.04 the ERM landscape has several minima, "
-                "docs/slr_replica.md)");
+                "docs/slr_replica.md); path = the iteration each replicate's result came from "
+                "(newton: Newton steps with the map's Jacobian from the channel pass; anderson: the "
+                "Anderson iteration, alone or as the fallback of newton; damped: the retry), with "
+                "counts when the replicates differ");
 
   ReplicaCurveOptions copt;
   copt.solver = opt;
@@ -211,6 +214,7 @@ void run_erm(const ErmCli& o) {
       row.push_back(fmt(p.jump_share.mean));
       row.push_back(fmt(p.jump_share.se));
       row.push_back(std::to_string(p.n_points));
+      row.push_back(path_text(p));
       require_finite(row, job.columns, 8,
                      "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
       rows.push_back(row);
