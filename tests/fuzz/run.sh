@@ -13,13 +13,15 @@ if [ -n "${SADDLE_SKIP_FUZZ:-}" ]; then echo "fuzz run skipped (SADDLE_SKIP_FUZZ
 if ! command -v clang++ >/dev/null; then
   echo "note: clang++ not found, fuzz run skipped (tools/setup-deps.sh installs clang)"; exit 0
 fi
+mkdir -p "$dir"
+log="$dir/fuzz-build.log"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DSADDLE_FUZZ=ON \
-  -DSADDLE_BUILD_TESTS=OFF -DSADDLE_BUILD_BENCH=OFF -DSADDLE_WITH_MPI=OFF "${launcher[@]}" >"$dir.log" 2>&1 \
-  || { echo "FAIL: configuring the fuzz build"; tail -20 "$dir.log"; exit 1; }
-cmake --build "$dir" --target fuzz_parsers -j"$(nproc)" >>"$dir.log" 2>&1 \
-  || { echo "FAIL: building fuzz_parsers"; tail -30 "$dir.log"; exit 1; }
+  -DSADDLE_BUILD_TESTS=OFF -DSADDLE_BUILD_BENCH=OFF -DSADDLE_WITH_MPI=OFF "${launcher[@]}" >"$log" 2>&1 \
+  || { echo "FAIL: configuring the fuzz build"; tail -20 "$log"; exit 1; }
+cmake --build "$dir" --target fuzz_parsers -j"$(nproc)" >>"$log" 2>&1 \
+  || { echo "FAIL: building fuzz_parsers"; tail -30 "$log"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/new"
