@@ -39,6 +39,10 @@ namespace {
 
 using Params = std::map<std::string, std::string>;
 
+// Progress lines on stderr: on a terminal or with --verbose (so a bad-input error stays the only
+// stderr line otherwise).
+bool g_verbose = false;
+
 std::vector<std::string> split_ws(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> out;
@@ -371,15 +375,29 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         full.push_back(csv);
         std::string shown;
         for (std::size_t i = 0; i < argv.size(); ++i) shown += (i ? " " : "") + argv[i];
-        std::cerr << "[figures] " << panel.name << ": " << shown << "\n";
+        if (g_verbose) std::cerr << "[figures] " << panel.name << ": " << shown << "\n";
         const std::string log = tmpdir + "/run_" + std::to_string(done.size()) + ".log";
         const auto r0 = std::chrono::steady_clock::now();
         int rc = spawn_wait("/proc/self/exe", full, log, false);
-        std::fprintf(stderr, "[figures]   %.1f s\n",
+        if (g_verbose)
+          std::fprintf(stderr, "[figures]   %.1f s\n",
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
-        if (rc != 0)
-          throw std::runtime_error("figures: panel " + panel.name + ": '" + shown + "' failed (exit " +
-                                   std::to_string(rc) + "): " + tail_of(log, 600));
+        if (rc != 0) {
+          // One line: the child's own error line when it has one (bad input: exit 2, passed on).
+          std::string why = tail_of(log, 600), line;
+          std::istringstream lines(why);
+          for (std::string l; std::getline(lines, l);)
+            if (l.rfind("saddle: error: ", 0) == 0) line = l.substr(15);
+          if (line.empty()) {
+            for (char& ch : why)
+              if (ch == '\n' || ch == '\r') ch = ' ';
+            line = why;
+          }
+          const std::string msg = "figures: panel " + panel.name + ": '" + shown + "' failed (exit " +
+                                  std::to_string(rc) + "): " + line;
+          if (rc == 2) throw InputError(msg);
+          throw std::runtime_error(msg);
+        }
         done[argv] = csv;
         commands.push_back(shown);
       }
@@ -507,12 +525,14 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
 struct FigureOptions {
   bool quick = false;
   bool list = false;
+  bool verbose = false;
   std::vector<std::string> only;
   std::vector<std::string> sets;
   std::string out = "data/figures";
 };
 
 void run_figures(const FigureOptions& o) {
+  g_verbose = o.verbose || ::isatty(2);
   const auto& panels = figure_panels();
   std::set<std::string> names;
   for (const auto& p : panels) names.insert(p.name);
@@ -579,7 +599,8 @@ void run_figures(const FigureOptions& o) {
     for (std::size_t i = 0; i < chosen.size(); ++i) {
       sums.push_back(make_panel(*chosen[i], params[i], o.out, tmpdir, o.quick));
       const auto& s = sums.back();
-      std::fprintf(stderr, "[figures] %s: %.1f s, %zu markers, %zu compared where RS-stable, max |z| = %.2f%s\n",
+      if (g_verbose)
+        std::fprintf(stderr, "[figures] %s: %.1f s, %zu markers, %zu compared where RS-stable, max |z| = %.2f%s\n",
                    s.name.c_str(), s.seconds, s.markers, s.compared, s.max_z,
                    s.compared_unstable ? (", " + std::to_string(s.compared_unstable) + " at RS-unstable points").c_str()
                                        : "");
@@ -622,7 +643,7 @@ void run_figures(const FigureOptions& o) {
   }
   summary.setting("sum_of_panel_seconds", fmt(std::round(sum_seconds)));
   summary.write_to(summary_path);
-  std::fprintf(stderr, "[figures] %zu panels in %.1f s -> %s\n", sums.size(), total, o.out.c_str());
+  if (g_verbose) std::fprintf(stderr, "[figures] %zu panels in %.1f s -> %s\n", sums.size(), total, o.out.c_str());
 }
 
 }  // namespace
@@ -635,6 +656,7 @@ void register_figures(CLI::App& app) {
   sub->add_option("--only", o->only, "Only these panels (repeatable; names from --list)");
   sub->add_option("--set", o->sets, "Override a panel parameter, KEY=VALUE (repeatable; e.g. --set L=10)");
   sub->add_option("--out", o->out, "Output directory")->capture_default_str();
+  sub->add_flag("--verbose", o->verbose, "Progress lines on stderr even when it is not a terminal");
   sub->add_flag("--list", o->list, "List the panels and their parameters (after --quick/--set) and exit");
   sub->callback([o] { run_figures(*o); });
 }
