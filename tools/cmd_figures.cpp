@@ -263,10 +263,10 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
   static const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
   std::ostringstream gp;
-  gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
+  gp << "set terminal pngcairo size 1000,800 enhanced font 'Sans,13'\n";
   gp << "set output " << gp_quote(png) << "\n";
   gp << "set datafile separator ','\nset grid\nset key below left maxcols 3 font ',10' spacing 1.1\n";
-  if (!panel.logx) gp << "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
+  if (!panel.logx) gp << "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
   gp << "set title " << gp_quote(panel.title) << " noenhanced\n";
   // Axis labels are gnuplot enhanced text ({/Symbol n}); only {parameter} is replaced.
   std::string xlabel = panel.xlabel;
@@ -317,7 +317,7 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
                      " noenhanced");
     } else if (s == "replica") {
       cmds.push_back(gp_quote(path) + " using 1:2 with points pt 2 ps 1.6" + lc + " title " +
-                     gp_quote(g.second + " (replica at the markers' alpha)") + " noenhanced");
+                     gp_quote(g.second + " (replica, finite alpha)") + " noenhanced");
     } else {
       cmds.push_back(gp_quote(path) + " using 1:2:3 with yerrorbars pt 7 ps 0.9" + lc + " title " +
                      gp_quote(g.second + " (simulation)") + " noenhanced");
@@ -438,6 +438,7 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         Row row;
         row.source = run.source;
         row.series = label_for(run.series, d, r, params, each);
+        std::replace(row.series.begin(), row.series.end(), ',', ';');  // the CSV has no quoting
         double xv, yv;
         if (xc >= 0 ? !to_number(r[xc], xv) : !std::isfinite(xv = each_x)) continue;
         if (!to_number(r[yc], yv)) continue;
@@ -522,10 +523,32 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
   return sum;
 }
 
+// --redraw: the PNG again from the panel CSV written before (no computation).
+void redraw_panel(const Panel& panel, const Params& params, const std::string& out_dir, const std::string& tmpdir) {
+  const CsvData d = read_csv(out_dir + "/" + panel.name + ".csv");
+  const int src = d.col("source"), ser = d.col("series"), xc = d.col("x"), yc = d.col("y"), sc = d.col("y_se"),
+            st = d.col("rs_stable");
+  if (src < 0 || ser < 0 || xc < 0 || yc < 0 || sc < 0 || st < 0)
+    throw InputError("figures: '" + out_dir + "/" + panel.name + ".csv' is not a panel CSV");
+  std::vector<Row> rows;
+  for (const auto& r : d.rows) {
+    Row row;
+    row.source = r[src];
+    row.series = r[ser];
+    if (!to_number(r[xc], row.x) || !to_number(r[yc], row.y)) continue;
+    double v;
+    if (to_number(r[sc], v)) row.se = v;
+    row.stable = r[st].empty() ? -1 : (r[st] == "0" ? 0 : 1);
+    rows.push_back(row);
+  }
+  draw(panel, rows, out_dir + "/" + panel.name + ".png", tmpdir, params);
+}
+
 struct FigureOptions {
   bool quick = false;
   bool list = false;
   bool verbose = false;
+  bool redraw = false;
   std::vector<std::string> only;
   std::vector<std::string> sets;
   std::string out = "data/figures";
@@ -597,6 +620,10 @@ void run_figures(const FigureOptions& o) {
   std::vector<Summary> sums;
   try {
     for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (o.redraw) {
+        redraw_panel(*chosen[i], params[i], o.out, tmpdir);
+        continue;
+      }
       sums.push_back(make_panel(*chosen[i], params[i], o.out, tmpdir, o.quick));
       const auto& s = sums.back();
       if (g_verbose)
@@ -610,6 +637,7 @@ void run_figures(const FigureOptions& o) {
     throw;
   }
   cleanup();
+  if (o.redraw) return;
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // summary.csv: one row per panel, the latest run of each (rows of panels not run now are kept).
   const std::vector<std::string> cols{"panel", "seconds", "markers", "compared_rs_stable", "max_abs_z",
@@ -656,6 +684,7 @@ void register_figures(CLI::App& app) {
   sub->add_option("--only", o->only, "Only these panels (repeatable; names from --list)");
   sub->add_option("--set", o->sets, "Override a panel parameter, KEY=VALUE (repeatable; e.g. --set L=10)");
   sub->add_option("--out", o->out, "Output directory")->capture_default_str();
+  sub->add_flag("--redraw", o->redraw, "Only redraw the PNGs from the panel CSVs already in --out");
   sub->add_flag("--verbose", o->verbose, "Progress lines on stderr even when it is not a terminal");
   sub->add_flag("--list", o->list, "List the panels and their parameters (after --quick/--set) and exit");
   sub->callback([o] { run_figures(*o); });

@@ -30,14 +30,14 @@ std::vector<Panel> make_panels() {
                "signal strength {/Symbol n}", "population risk", false, false,
                std::string("Ls=2,3 nu=0:5:26 nu_sim=1,2,3,4 ") + kSlrSim,
                std::string("nu=0:5:6 nu_sim=2 ") + kSlrSimQuick,
-               {{"theory", "{activation}, L={L}", "nu", "risk", "",
+               {{"theory", "{activation} (L={L})", "nu", "risk", "",
                  "slr population --task spiked --L {Ls} --nu {nu} --activation softmax,linear"},
-                {"bayes", "Bayes, L={L}", "nu", "bayes_risk", "",
+                {"bayes", "Bayes (L={L})", "nu", "bayes_risk", "",
                  "slr population --task spiked --L {Ls} --nu {nu} --activation softmax,linear"},
-                {"replica", "{activation}, L={L}", "nu", "test_error", "test_error_se",
+                {"replica", "{activation} (L={L})", "nu", "test_error", "test_error_se",
                  "slr erm --task spiked --L {Ls} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--activation softmax,linear --points {points} --replicates {reps}"},
-                {"mc", "{activation}, L={L}", "nu", "test_error", "test_error_se",
+                {"mc", "{activation} (L={L})", "nu", "test_error", "test_error_se",
                  "mc slr --task spiked --L {each:Ls} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--D {D} --seeds {seeds} --activation softmax,linear",
                  "replica", "min"}}});
@@ -147,12 +147,12 @@ std::vector<Panel> make_panels() {
     const std::string th = "rmt attention " + sweep_th + " --activation {act}";
     const std::string mc = "mc rmt --n {n} " + sweep_sim + " --activation {act} --draws {draws}";
     return std::vector<FigureRun>{
-        {"theory", "{activation}, w_K = w_Q = 0", x, "error", "", th},
-        {"theory", "{activation}, w_K = w_Q = mu-hat", x, "error", "", th + " --wk 1,0,0 --wq 1,0,0"},
+        {"theory", "{activation} (w_K = w_Q = 0)", x, "error", "", th},
+        {"theory", "{activation} (w_K = w_Q = mu-hat)", x, "error", "", th + " --wk 1,0,0 --wq 1,0,0"},
         {"theory", "ridge", x, "error_ridge", "", th},
-        {"mc", "{activation}, w_K = w_Q = 0", xsim, "mean", "se", mc + " --model true,ridge", "theory", "",
+        {"mc", "{activation} (w_K = w_Q = 0)", xsim, "mean", "se", mc + " --model true,ridge", "theory", "",
          "model=true"},
-        {"mc", "{activation}, w_K = w_Q = mu-hat", xsim, "mean", "se", mc + " --model true --wk 1,0,0 --wq 1,0,0",
+        {"mc", "{activation} (w_K = w_Q = mu-hat)", xsim, "mean", "se", mc + " --model true --wk 1,0,0 --wq 1,0,0",
          "theory"},
         {"mc", "ridge", xsim, "mean", "se", mc + " --model true,ridge", "theory", "", "model=ridge"}};
   };

@@ -28,6 +28,7 @@ for p in $panels; do
   grep -qi 'nan\|inf,' "$tmp/fig/$p.csv" && { grep -v '^#' "$tmp/fig/$p.csv" | grep -qi ',nan\|,-\?inf' && { echo "FAIL: $p.csv has nan/inf"; fail=1; }; }
   # Columns: panel,source,series,x,y,y_se,lambda,alpha,rs_stable,compared_with,reference,z
   res=$(grep -v '^#' "$tmp/fig/$p.csv" | awk -F, -v p="$p" '
+    NF != 12 { print "row with " NF " fields (expected 12): " $0; exit }
     NR == 1 { next }
     $2 == "theory" { th++ }
     $2 == "mc" { mc++ }
