@@ -266,7 +266,11 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
   gp << "set terminal pngcairo size 1000,800 enhanced font 'Sans,13'\n";
   gp << "set output " << gp_quote(png) << "\n";
   gp << "set datafile separator ','\nset grid\nset key below left maxcols 3 font ',10' spacing 1.1\n";
-  if (!panel.logx) gp << "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
+  // Linear axes: the data range plus a margin (markers at the ends stay visible).
+  if (!panel.logx) gp << "set autoscale xfix\n";
+  if (!panel.logy) gp << "set autoscale yfix\n";
+  gp << "set offsets " << (panel.logx ? "0, 0" : "graph 0.03, graph 0.03") << ", "
+     << (panel.logy ? "0, 0" : "graph 0.05, graph 0.05") << "\n";
   gp << "set title " << gp_quote(panel.title) << " noenhanced\n";
   // Axis labels are gnuplot enhanced text ({/Symbol n}); only {parameter} is replaced.
   std::string xlabel = panel.xlabel;
@@ -308,7 +312,9 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
     const std::string lc = std::string(" lc rgb '") + palette[color[g.second] % 10] + "'";
     const std::string& s = g.first;
     if (s == "theory") {
-      cmds.push_back(gp_quote(path) + " using 1:2 with lines lw 2" + lc + " title " + gp_quote(g.second) + " noenhanced");
+      // A curve broken by RS-unstable points also marks its stable points (a lone one stays visible).
+      cmds.push_back(gp_quote(path) + " using 1:2 with " + (nu > 0 ? "linespoints pt 7 ps 0.4" : "lines") + " lw 2" +
+                     lc + " title " + gp_quote(g.second) + " noenhanced");
       if (nu > 0)
         cmds.push_back(gp_quote(upath) + " using 1:2 with points pt 6 ps 1.1" + lc + " title " +
                        gp_quote(g.second + " (RS unstable)") + " noenhanced");

@@ -108,13 +108,13 @@ std::vector<Panel> make_panels() {
          "theory"}};
   };
   p.push_back({"slr_fig3_nu1", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 1, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=spiked nu=1 ") + fig3, fig3q, fig3_runs()});
   p.push_back({"slr_fig3_nu2", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 2, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=spiked nu=2 ") + fig3, fig3q, fig3_runs()});
   p.push_back({"slr_fig3_max", "SLR Fig. 3: ridge ERM test error, max-SLR, nu = infinity, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=max nu=inf ") + fig3, fig3q, fig3_runs()});
 
   // ---------------- RMT paper (arXiv 2506.18656) ----------------
