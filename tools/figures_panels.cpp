@@ -159,7 +159,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig2a", "RMT Fig. 2a: tanh attention and ridge against gamma (p = 2048, n = 512, |mu|^2 = 1)",
                "ridge {/Symbol g}", "interpolation error", true, true,
                "act=tanh n=512 c=4 snr=1 gamma=1e-6:10:29:log gamma_sim=1e-6:10:8:log draws=8",
-               "n=256 gamma_sim=1e-5:1:6:log draws=4",
+               "n=128 gamma_sim=1e-5:1:6:log draws=4",
                fig2_runs("gamma", "gamma", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma_sim} --snr {snr}")});
   p.push_back({"rmt_fig2b", "RMT Fig. 2b: tanh attention and ridge against p (gamma = 1e-5, |mu|^2 = 1)",
@@ -171,7 +171,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig2c", "RMT Fig. 2c: tanh attention and ridge against |mu|^2 (p = 512, n = 2048, gamma = 1e-5)",
                "signal strength |{/Symbol m}|^2", "interpolation error", false, false,
                "act=tanh n=2048 c=0.25 gamma=1e-5 snr=0:4:21 snr_sim=0,1,2,3,4 draws=6",
-               "n=512 snr_sim=0,2,4 draws=4",
+               "n=512 snr_sim=0,1 draws=4",
                fig2_runs("snr", "snr", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma} --snr {snr_sim}")});
 
