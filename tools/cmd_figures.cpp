@@ -39,6 +39,10 @@ namespace {
 
 using Params = std::map<std::string, std::string>;
 
+// Progress lines on stderr: on a terminal or with --verbose (so a bad-input error stays the only
+// stderr line otherwise).
+bool g_verbose = false;
+
 std::vector<std::string> split_ws(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> out;
@@ -259,10 +263,14 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
   static const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
   std::ostringstream gp;
-  gp << "set terminal pngcairo size 1000,700 enhanced font 'Sans,13'\n";
+  gp << "set terminal pngcairo size 1000,800 enhanced font 'Sans,13'\n";
   gp << "set output " << gp_quote(png) << "\n";
   gp << "set datafile separator ','\nset grid\nset key below left maxcols 3 font ',10' spacing 1.1\n";
-  if (!panel.logx) gp << "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n";
+  // Linear axes: the data range plus a margin (markers at the ends stay visible).
+  if (!panel.logx) gp << "set autoscale xfix\n";
+  if (!panel.logy) gp << "set autoscale yfix\n";
+  gp << "set offsets " << (panel.logx ? "0, 0" : "graph 0.03, graph 0.03") << ", "
+     << (panel.logy ? "0, 0" : "graph 0.05, graph 0.05") << "\n";
   gp << "set title " << gp_quote(panel.title) << " noenhanced\n";
   // Axis labels are gnuplot enhanced text ({/Symbol n}); only {parameter} is replaced.
   std::string xlabel = panel.xlabel;
@@ -304,7 +312,9 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
     const std::string lc = std::string(" lc rgb '") + palette[color[g.second] % 10] + "'";
     const std::string& s = g.first;
     if (s == "theory") {
-      cmds.push_back(gp_quote(path) + " using 1:2 with lines lw 2" + lc + " title " + gp_quote(g.second) + " noenhanced");
+      // A curve broken by RS-unstable points also marks its stable points (a lone one stays visible).
+      cmds.push_back(gp_quote(path) + " using 1:2 with " + (nu > 0 ? "linespoints pt 7 ps 0.4" : "lines") + " lw 2" +
+                     lc + " title " + gp_quote(g.second) + " noenhanced");
       if (nu > 0)
         cmds.push_back(gp_quote(upath) + " using 1:2 with points pt 6 ps 1.1" + lc + " title " +
                        gp_quote(g.second + " (RS unstable)") + " noenhanced");
@@ -313,7 +323,7 @@ void draw(const Panel& panel, const std::vector<Row>& rows, const std::string& p
                      " noenhanced");
     } else if (s == "replica") {
       cmds.push_back(gp_quote(path) + " using 1:2 with points pt 2 ps 1.6" + lc + " title " +
-                     gp_quote(g.second + " (replica at the markers' alpha)") + " noenhanced");
+                     gp_quote(g.second + " (replica, finite alpha)") + " noenhanced");
     } else {
       cmds.push_back(gp_quote(path) + " using 1:2:3 with yerrorbars pt 7 ps 0.9" + lc + " title " +
                      gp_quote(g.second + " (simulation)") + " noenhanced");
@@ -371,15 +381,29 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         full.push_back(csv);
         std::string shown;
         for (std::size_t i = 0; i < argv.size(); ++i) shown += (i ? " " : "") + argv[i];
-        std::cerr << "[figures] " << panel.name << ": " << shown << "\n";
+        if (g_verbose) std::cerr << "[figures] " << panel.name << ": " << shown << "\n";
         const std::string log = tmpdir + "/run_" + std::to_string(done.size()) + ".log";
         const auto r0 = std::chrono::steady_clock::now();
         int rc = spawn_wait("/proc/self/exe", full, log, false);
-        std::fprintf(stderr, "[figures]   %.1f s\n",
+        if (g_verbose)
+          std::fprintf(stderr, "[figures]   %.1f s\n",
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count());
-        if (rc != 0)
-          throw std::runtime_error("figures: panel " + panel.name + ": '" + shown + "' failed (exit " +
-                                   std::to_string(rc) + "): " + tail_of(log, 600));
+        if (rc != 0) {
+          // One line: the child's own error line when it has one (bad input: exit 2, passed on).
+          std::string why = tail_of(log, 600), line;
+          std::istringstream lines(why);
+          for (std::string l; std::getline(lines, l);)
+            if (l.rfind("saddle: error: ", 0) == 0) line = l.substr(15);
+          if (line.empty()) {
+            for (char& ch : why)
+              if (ch == '\n' || ch == '\r') ch = ' ';
+            line = why;
+          }
+          const std::string msg = "figures: panel " + panel.name + ": '" + shown + "' failed (exit " +
+                                  std::to_string(rc) + "): " + line;
+          if (rc == 2) throw InputError(msg);
+          throw std::runtime_error(msg);
+        }
         done[argv] = csv;
         commands.push_back(shown);
       }
@@ -420,6 +444,7 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         Row row;
         row.source = run.source;
         row.series = label_for(run.series, d, r, params, each);
+        std::replace(row.series.begin(), row.series.end(), ',', ';');  // the CSV has no quoting
         double xv, yv;
         if (xc >= 0 ? !to_number(r[xc], xv) : !std::isfinite(xv = each_x)) continue;
         if (!to_number(r[yc], yv)) continue;
@@ -504,15 +529,39 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
   return sum;
 }
 
+// --redraw: the PNG again from the panel CSV written before (no computation).
+void redraw_panel(const Panel& panel, const Params& params, const std::string& out_dir, const std::string& tmpdir) {
+  const CsvData d = read_csv(out_dir + "/" + panel.name + ".csv");
+  const int src = d.col("source"), ser = d.col("series"), xc = d.col("x"), yc = d.col("y"), sc = d.col("y_se"),
+            st = d.col("rs_stable");
+  if (src < 0 || ser < 0 || xc < 0 || yc < 0 || sc < 0 || st < 0)
+    throw InputError("figures: '" + out_dir + "/" + panel.name + ".csv' is not a panel CSV");
+  std::vector<Row> rows;
+  for (const auto& r : d.rows) {
+    Row row;
+    row.source = r[src];
+    row.series = r[ser];
+    if (!to_number(r[xc], row.x) || !to_number(r[yc], row.y)) continue;
+    double v;
+    if (to_number(r[sc], v)) row.se = v;
+    row.stable = r[st].empty() ? -1 : (r[st] == "0" ? 0 : 1);
+    rows.push_back(row);
+  }
+  draw(panel, rows, out_dir + "/" + panel.name + ".png", tmpdir, params);
+}
+
 struct FigureOptions {
   bool quick = false;
   bool list = false;
+  bool verbose = false;
+  bool redraw = false;
   std::vector<std::string> only;
   std::vector<std::string> sets;
   std::string out = "data/figures";
 };
 
 void run_figures(const FigureOptions& o) {
+  g_verbose = o.verbose || ::isatty(2);
   const auto& panels = figure_panels();
   std::set<std::string> names;
   for (const auto& p : panels) names.insert(p.name);
@@ -577,9 +626,14 @@ void run_figures(const FigureOptions& o) {
   std::vector<Summary> sums;
   try {
     for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (o.redraw) {
+        redraw_panel(*chosen[i], params[i], o.out, tmpdir);
+        continue;
+      }
       sums.push_back(make_panel(*chosen[i], params[i], o.out, tmpdir, o.quick));
       const auto& s = sums.back();
-      std::fprintf(stderr, "[figures] %s: %.1f s, %zu markers, %zu compared where RS-stable, max |z| = %.2f%s\n",
+      if (g_verbose)
+        std::fprintf(stderr, "[figures] %s: %.1f s, %zu markers, %zu compared where RS-stable, max |z| = %.2f%s\n",
                    s.name.c_str(), s.seconds, s.markers, s.compared, s.max_z,
                    s.compared_unstable ? (", " + std::to_string(s.compared_unstable) + " at RS-unstable points").c_str()
                                        : "");
@@ -589,6 +643,7 @@ void run_figures(const FigureOptions& o) {
     throw;
   }
   cleanup();
+  if (o.redraw) return;
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // summary.csv: one row per panel, the latest run of each (rows of panels not run now are kept).
   const std::vector<std::string> cols{"panel", "seconds", "markers", "compared_rs_stable", "max_abs_z",
@@ -622,7 +677,7 @@ void run_figures(const FigureOptions& o) {
   }
   summary.setting("sum_of_panel_seconds", fmt(std::round(sum_seconds)));
   summary.write_to(summary_path);
-  std::fprintf(stderr, "[figures] %zu panels in %.1f s -> %s\n", sums.size(), total, o.out.c_str());
+  if (g_verbose) std::fprintf(stderr, "[figures] %zu panels in %.1f s -> %s\n", sums.size(), total, o.out.c_str());
 }
 
 }  // namespace
@@ -635,6 +690,8 @@ void register_figures(CLI::App& app) {
   sub->add_option("--only", o->only, "Only these panels (repeatable; names from --list)");
   sub->add_option("--set", o->sets, "Override a panel parameter, KEY=VALUE (repeatable; e.g. --set L=10)");
   sub->add_option("--out", o->out, "Output directory")->capture_default_str();
+  sub->add_flag("--redraw", o->redraw, "Only redraw the PNGs from the panel CSVs already in --out");
+  sub->add_flag("--verbose", o->verbose, "Progress lines on stderr even when it is not a terminal");
   sub->add_flag("--list", o->list, "List the panels and their parameters (after --quick/--set) and exit");
   sub->callback([o] { run_figures(*o); });
 }

@@ -30,14 +30,14 @@ std::vector<Panel> make_panels() {
                "signal strength {/Symbol n}", "population risk", false, false,
                std::string("Ls=2,3 nu=0:5:26 nu_sim=1,2,3,4 ") + kSlrSim,
                std::string("nu=0:5:6 nu_sim=2 ") + kSlrSimQuick,
-               {{"theory", "{activation}, L={L}", "nu", "risk", "",
+               {{"theory", "{activation} (L={L})", "nu", "risk", "",
                  "slr population --task spiked --L {Ls} --nu {nu} --activation softmax,linear"},
-                {"bayes", "Bayes, L={L}", "nu", "bayes_risk", "",
+                {"bayes", "Bayes (L={L})", "nu", "bayes_risk", "",
                  "slr population --task spiked --L {Ls} --nu {nu} --activation softmax,linear"},
-                {"replica", "{activation}, L={L}", "nu", "test_error", "test_error_se",
+                {"replica", "{activation} (L={L})", "nu", "test_error", "test_error_se",
                  "slr erm --task spiked --L {Ls} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--activation softmax,linear --points {points} --replicates {reps}"},
-                {"mc", "{activation}, L={L}", "nu", "test_error", "test_error_se",
+                {"mc", "{activation} (L={L})", "nu", "test_error", "test_error_se",
                  "mc slr --task spiked --L {each:Ls} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--D {D} --seeds {seeds} --activation softmax,linear",
                  "replica", "min"}}});
@@ -108,13 +108,13 @@ std::vector<Panel> make_panels() {
          "theory"}};
   };
   p.push_back({"slr_fig3_nu1", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 1, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=spiked nu=1 ") + fig3, fig3q, fig3_runs()});
   p.push_back({"slr_fig3_nu2", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 2, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=spiked nu=2 ") + fig3, fig3q, fig3_runs()});
   p.push_back({"slr_fig3_max", "SLR Fig. 3: ridge ERM test error, max-SLR, nu = infinity, L = 3",
-               "sample ratio {/Symbol a} = N/D", "test error", false, false,
+               "sample ratio {/Symbol a} = N/D", "test error", false, true,
                std::string("task=max nu=inf ") + fig3, fig3q, fig3_runs()});
 
   // ---------------- RMT paper (arXiv 2506.18656) ----------------
@@ -147,19 +147,19 @@ std::vector<Panel> make_panels() {
     const std::string th = "rmt attention " + sweep_th + " --activation {act}";
     const std::string mc = "mc rmt --n {n} " + sweep_sim + " --activation {act} --draws {draws}";
     return std::vector<FigureRun>{
-        {"theory", "{activation}, w_K = w_Q = 0", x, "error", "", th},
-        {"theory", "{activation}, w_K = w_Q = mu-hat", x, "error", "", th + " --wk 1,0,0 --wq 1,0,0"},
+        {"theory", "{activation} (w_K = w_Q = 0)", x, "error", "", th},
+        {"theory", "{activation} (w_K = w_Q = mu-hat)", x, "error", "", th + " --wk 1,0,0 --wq 1,0,0"},
         {"theory", "ridge", x, "error_ridge", "", th},
-        {"mc", "{activation}, w_K = w_Q = 0", xsim, "mean", "se", mc + " --model true,ridge", "theory", "",
+        {"mc", "{activation} (w_K = w_Q = 0)", xsim, "mean", "se", mc + " --model true,ridge", "theory", "",
          "model=true"},
-        {"mc", "{activation}, w_K = w_Q = mu-hat", xsim, "mean", "se", mc + " --model true --wk 1,0,0 --wq 1,0,0",
+        {"mc", "{activation} (w_K = w_Q = mu-hat)", xsim, "mean", "se", mc + " --model true --wk 1,0,0 --wq 1,0,0",
          "theory"},
         {"mc", "ridge", xsim, "mean", "se", mc + " --model true,ridge", "theory", "", "model=ridge"}};
   };
   p.push_back({"rmt_fig2a", "RMT Fig. 2a: tanh attention and ridge against gamma (p = 2048, n = 512, |mu|^2 = 1)",
                "ridge {/Symbol g}", "interpolation error", true, true,
                "act=tanh n=512 c=4 snr=1 gamma=1e-6:10:29:log gamma_sim=1e-6:10:8:log draws=8",
-               "n=256 gamma_sim=1e-5:1:6:log draws=4",
+               "n=128 gamma_sim=1e-5:1:6:log draws=4",
                fig2_runs("gamma", "gamma", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma_sim} --snr {snr}")});
   p.push_back({"rmt_fig2b", "RMT Fig. 2b: tanh attention and ridge against p (gamma = 1e-5, |mu|^2 = 1)",
@@ -171,7 +171,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig2c", "RMT Fig. 2c: tanh attention and ridge against |mu|^2 (p = 512, n = 2048, gamma = 1e-5)",
                "signal strength |{/Symbol m}|^2", "interpolation error", false, false,
                "act=tanh n=2048 c=0.25 gamma=1e-5 snr=0:4:21 snr_sim=0,1,2,3,4 draws=6",
-               "n=512 snr_sim=0,2,4 draws=4",
+               "n=512 snr_sim=0,1 draws=4",
                fig2_runs("snr", "snr", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma} --snr {snr_sim}")});
 

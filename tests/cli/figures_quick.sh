@@ -12,6 +12,7 @@ expect_error "unknown parameter" figures --quick --set no_such_key=1 --out "$tmp
 expect_error "bad value" figures --quick --only slr_fig1 --set 'Ls=2 3' --out "$tmp/x"
 expect_error "bad value (quote)" figures --quick --only slr_fig1 --set "Ls=2'" --out "$tmp/x"
 expect_error "--set without =" figures --quick --set Ls --out "$tmp/x"
+expect_error "input error of a run" figures --quick --only slr_fig1 --set Ls=9 --out "$tmp/x"
 
 panels=$("$S" figures --list | grep -v '^ ' | cut -f1)
 [ "$(echo "$panels" | wc -l)" -ge 15 ] || { echo "FAIL: fewer than 15 panels listed"; fail=1; }
@@ -27,6 +28,7 @@ for p in $panels; do
   grep -qi 'nan\|inf,' "$tmp/fig/$p.csv" && { grep -v '^#' "$tmp/fig/$p.csv" | grep -qi ',nan\|,-\?inf' && { echo "FAIL: $p.csv has nan/inf"; fail=1; }; }
   # Columns: panel,source,series,x,y,y_se,lambda,alpha,rs_stable,compared_with,reference,z
   res=$(grep -v '^#' "$tmp/fig/$p.csv" | awk -F, -v p="$p" '
+    NF != 12 { print "row with " NF " fields (expected 12): " $0; exit }
     NR == 1 { next }
     $2 == "theory" { th++ }
     $2 == "mc" { mc++ }
