@@ -1,4 +1,4 @@
-// Benchmarks of the RMT deterministic equivalent (rmt.md §6): a 13-point gamma curve with the
+// Benchmarks of the RMT deterministic equivalent (docs/equations/rmt.md §6): a 13-point gamma curve with the
 // production rule (pole-clustered split Gauss-Legendre, §6.5) against the baseline of the spec,
 // the theta-midpoint rule at N = 2000, measured in the same run; and the dedicated log-Newton
 // bulk solver against the generic fixed-point solver (Anderson) on the same rule. Each

@@ -1,4 +1,4 @@
-// Speed of the direct SLR simulation (mc/slr_erm; spec slr.md §6).
+// Speed of the direct SLR simulation (mc/slr_erm; docs/equations/slr_replica.md §6).
 //  * BM_SlrObjective: one evaluation of (S13) and its gradient (float token rows, fused
 //    dot/axpy kernels). The counter speedup_vs_naive is its speed relative to a plain two-pass
 //    double-precision implementation timed in the same run (the baseline).

@@ -1,4 +1,4 @@
-// Benchmark of the SLR population module (spec slr.md §7a): cost of one (A, B) evaluation and of
+// Benchmark of the SLR population module (docs/equations/slr_population.md §7a): cost of one (A, B) evaluation and of
 // one optimised point as a function of L. The Laplace reduction makes the cost independent of L;
 // the report is the ratio of each time to the L = 10 baseline measured in the same run, plus the
 // ratio of tensor Gauss-Hermite (n^L points, the spec's §3.8 baseline) to Laplace at L = 3.

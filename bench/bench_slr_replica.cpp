@@ -1,4 +1,4 @@
-// Benchmarks of the SLR replica hot loop (spec slr.md §4.4-§4.5): the global proximal step per
+// Benchmarks of the SLR replica hot loop (docs/equations/slr_replica.md §4.4-§4.5): the global proximal step per
 // draw (softmax and linear, L = 2, 3) and one full channel evaluation (4096 QMC points).
 #include <benchmark/benchmark.h>
 

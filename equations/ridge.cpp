@@ -1,5 +1,5 @@
 // Ridge fixture: replica-symmetric channel/prior updates and the closed-form fixed point
-// (slr.md §4.8 with softmax at L = 1; prior (S14)).
+// (docs/equations/ridge.md §4.8 with softmax at L = 1; prior (S14)).
 #include "equations/ridge.hpp"
 
 #include <algorithm>

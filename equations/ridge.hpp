@@ -1,5 +1,5 @@
 // Fixture model with a known answer: ridge regression with i.i.d. Gaussian covariates in the
-// replica-symmetric form (the v-channel of slr.md §4.8 with L = 1; prior (S14)). Teacher
+// replica-symmetric form (the v-channel of docs/equations/ridge.md §4.8 with L = 1; prior (S14)). Teacher
 // y = x.w*/sqrt(D) + sqrt(Delta) xi with |w*|^2 = D; estimator minimising
 // sum_mu (1/2)(y_mu - x_mu.w/sqrt(D))^2 + (lambda/2)|w|^2. State (m, q, V).
 #pragma once
@@ -20,14 +20,14 @@ struct Params {
   double delta = 0.0;   // noise variance Delta >= 0
 };
 
-// Conjugates from the channel, given the overlaps (slr.md §4.8):
+// Conjugates from the channel, given the overlaps (docs/equations/ridge.md §4.8):
 // Vhat = mhat = alpha/(1+V), qhat = alpha (1 + Delta - 2m + q)/(1+V)^2.
 struct Hats {
   double mhat, qhat, Vhat;
 };
 Hats channel(const Params& p, double m, double q, double V);
 
-// Closed-form fixed point (slr.md §4.8): V is the positive root of
+// Closed-form fixed point (docs/equations/ridge.md §4.8): V is the positive root of
 // lambda V^2 + (lambda + alpha - 1) V - 1 = 0, m = alpha V/(1+V), theta = alpha V^2/(1+V)^2,
 // q = (m^2 + theta (1 - 2m + Delta)) / (1 - theta).
 struct ClosedForm {

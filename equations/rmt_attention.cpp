@@ -1,4 +1,4 @@
-// Deterministic equivalent of nonlinear attention, rmt.md §6: bulk (R1)-(R2), spike step
+// Deterministic equivalent of nonlinear attention, docs/equations/rmt.md §6: bulk (R1)-(R2), spike step
 // (R3)-(R4), error (R5) with the exact derivative (R6).
 #include "equations/rmt_attention.hpp"
 

@@ -1,4 +1,4 @@
-// Deterministic equivalent (DE) of the nonlinear-attention interpolation error, rmt.md §6:
+// Deterministic equivalent (DE) of the nonlinear-attention interpolation error, docs/equations/rmt.md §6:
 //   bulk fixed point (R1)-(R2) for (delta, delta_tilde) by damped steps + Newton with the exact
 //   Jacobian of §6.4; spike step (R3)-(R4) for q(gamma); E_A = -gamma^2 dq/dgamma (R5) with the
 //   exact total derivative (R6) propagated through (R3)-(R4) by a complex step (§6.4 item 3).
@@ -19,7 +19,7 @@ namespace saddle {
 namespace rmt {
 
 // Coordinates of mu, w_K, w_Q on an orthonormal basis of (a space containing) their span
-// (rmt.md §6.3 step 1; padding to k = 3 leaves q unchanged). For the CLI: mu = sqrt(snr) e1.
+// (docs/equations/rmt.md §6.3 step 1; padding to k = 3 leaves q unchanged). For the CLI: mu = sqrt(snr) e1.
 struct Geometry {
   Eigen::Vector3d mu = Eigen::Vector3d::Zero();
   Eigen::Vector3d wk = Eigen::Vector3d::Zero();

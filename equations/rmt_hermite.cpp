@@ -1,4 +1,4 @@
-// Activations and Hermite coefficients for the RMT model: rmt.md §2 (kappa_d), §3 (R-H).
+// Activations and Hermite coefficients for the RMT model: docs/equations/rmt.md §2 (kappa_d), §3 (R-H).
 #include "equations/rmt_hermite.hpp"
 
 #include <algorithm>
@@ -128,7 +128,7 @@ void finish(HermiteData& h) {
 HermiteData hermite_data(const Activation& f) {
   HermiteData h;
   const bool expo = (f.kind == ActKind::Exp || f.kind == ActKind::TExp);
-  // f(t) phi(t) and f(t)^2 phi(t); in log space for exp-type f (rmt.md §3, "Quadrature").
+  // f(t) phi(t) and f(t)^2 phi(t); in log space for exp-type f (docs/equations/rmt.md §3, "Quadrature").
   auto fphi = [&](double t, int k) {
     if (expo) return kInvSqrt2Pi * std::exp(k * log_f(f, t) - 0.5 * t * t);
     return std::pow(f.raw(t), k) * norm_pdf(t);

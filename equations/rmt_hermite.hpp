@@ -1,4 +1,4 @@
-// RMT activations and their Hermite data: rmt.md §2 (kappa_d) and §3 (R-H).
+// RMT activations and their Hermite data: docs/equations/rmt.md §2 (kappa_d) and §3 (R-H).
 // An Activation is one of tanh, erf, relu, sigmoid, cos, exp, linear or texp:T = exp(min(t, T)).
 // hermite_data() returns a_0 (the constant removed by centring), a_1, a_2, nu = E[(f - a_0)^2],
 // sigma^2 = nu - a_1^2 and kappa_d = lim_{t->+inf} f(t)/t (inf for exp).
@@ -19,7 +19,7 @@ struct Activation {
   double raw(double t) const;
   // Points where f is not smooth (ReLU at 0, texp at T); empty for smooth f.
   std::vector<double> kinks() const;
-  // kappa_d = lim f(t)/t as t -> +inf (rmt.md §2); +inf for exp.
+  // kappa_d = lim f(t)/t as t -> +inf (docs/equations/rmt.md §2); +inf for exp.
   double kappa_d() const;
 };
 
@@ -31,7 +31,7 @@ std::vector<Activation> parse_activations(const std::string& text);
 // The built-in names, for help texts.
 std::string activation_help();
 
-// Hermite data of rmt.md §3 (probabilists' convention, f centred: a_0 is removed).
+// Hermite data of docs/equations/rmt.md §3 (probabilists' convention, f centred: a_0 is removed).
 struct HermiteData {
   double a0 = 0.0;       // E f(xi), removed by centring
   double a1 = 0.0;       // E[xi f(xi)]

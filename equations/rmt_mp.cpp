@@ -1,4 +1,4 @@
-// Marchenko-Pastur quadrature and Stieltjes transform: rmt.md §6.1 (law, m(z)) and §6.5
+// Marchenko-Pastur quadrature and Stieltjes transform: docs/equations/rmt.md §6.1 (law, m(z)) and §6.5
 // (theta-midpoint rule, split rule clustered at the peak of the integrands, exact partial-fraction
 // alternative for linear f).
 #include "equations/rmt_mp.hpp"
@@ -154,7 +154,7 @@ MPRule mp_split_rule(double c, const std::vector<cplx>& poles, int n) {
   ThetaMap tm(c);
   MPRule r;
   // Cluster points: every pole z of the integrands within a quarter of the bulk width of
-  // [s_-, s_+] gives the nearest bulk point and its distance (rmt.md §6.5).
+  // [s_-, s_+] gives the nearest bulk point and its distance (docs/equations/rmt.md §6.5).
   struct Cluster {
     double theta, eps;
   };

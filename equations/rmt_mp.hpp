@@ -1,4 +1,4 @@
-// Quadrature of the Marchenko-Pastur law mu_S of S = Z^T Z / n (rmt.md §6.1, §6.5) and its
+// Quadrature of the Marchenko-Pastur law mu_S of S = Z^T Z / n (docs/equations/rmt.md §6.1, §6.5) and its
 // Stieltjes transform m(z) (§6.1), used by the deterministic equivalent (§6.2-§6.4).
 //
 // A rule is a list of nodes s_j and weights w_j with sum_j w_j h(s_j) ~ <h> = int h dmu_S; the
@@ -25,7 +25,7 @@ double mp_upper_edge(double c);
 // min(1, c), plus the atom (0, 1 - c) for c < 1. Exponentially convergent for smooth integrands.
 MPRule mp_theta_midpoint(double c, int N);
 
-// Production rule (rmt.md §6.5 "Better: split the interval at s_0 and cluster nodes there"):
+// Production rule (docs/equations/rmt.md §6.5 "Better: split the interval at s_0 and cluster nodes there"):
 // in theta in [0, pi] (s = s_- + (s_+ - s_-) sin^2(theta/2), density factor
 // (s_+ - s_-)^2 sin^2 theta / (8 pi s)). The integrands' denominators are bounded below by
 // P(s) = gamma + s d(s)^2, d(s) = a1 (s/c - 1) + kappa_d; every root z of this cubic that lies

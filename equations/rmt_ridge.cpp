@@ -1,4 +1,4 @@
-// Linear-regression baseline, rmt.md §5 (LR1)-(LR3), written without cancellation at small
+// Linear-regression baseline, docs/equations/rmt.md §5 (LR1)-(LR3), written without cancellation at small
 // gamma and c >= 1.
 #include "equations/rmt_ridge.hpp"
 

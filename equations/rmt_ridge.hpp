@@ -1,4 +1,4 @@
-// Linear-regression baseline of the RMT model, rmt.md §5: Phi = X, closed form (LR1)-(LR3),
+// Linear-regression baseline of the RMT model, docs/equations/rmt.md §5: Phi = X, closed form (LR1)-(LR3),
 // including the ridgeless limit gamma = 0.
 #pragma once
 

@@ -1,4 +1,4 @@
-// SLR Bayes-optimal state evolution (spec slr.md §5, (S23)-(S25)) with QMC channel expectations
+// SLR Bayes-optimal state evolution (docs/equations/slr_bayes.md §5, (S23)-(S25)) with QMC channel expectations
 // (§7b). See slr_bayes.hpp.
 #include "equations/slr_bayes.hpp"
 

@@ -1,4 +1,4 @@
-// SLR Bayes-optimal state evolution (spec slr.md §5): output function (S23), channel functions,
+// SLR Bayes-optimal state evolution (docs/equations/slr_bayes.md §5): output function (S23), channel functions,
 // state evolution (S24) Qhat_a = alpha E[sum_l (g^a_l)^2], Q_a = Qhat_a/(1 + Qhat_a), and the BO
 // test error ((S25) in spiked-SLR; 1 - 2 Q_v Bhat + Q_v Ahat in general, with the Nishimori
 // identity Ahat = Bhat as a check).
@@ -26,7 +26,7 @@ namespace slr {
 struct BayesSetting {
   Task task = Task::Spiked;
   int L = 2;
-  // Variable length (spec §1.4): when non-empty, each sample's L is uniform on this set (the BO
+  // Variable length (docs/equations/slr_population.md §1.4): when non-empty, each sample's L is uniform on this set (the BO
   // predictor observes L) and every channel expectation is averaged over it; L is ignored.
   std::vector<int> lengths;
   double nu = 2.0;      // +inf allowed for max
@@ -126,7 +126,7 @@ struct BayesPoint : CurveStatus, BayesValues<Estimate> {
   BayesInit init = BayesInit::Informed;
 };
 
-// Damped, mix 0.5, tol 1e-7 (spec §5), max_iter 1000, no retry.
+// Damped, mix 0.5, tol 1e-7 (docs/equations/slr_bayes.md §5), max_iter 1000, no retry.
 struct BayesCurveOptions : CurveOptions {
   BayesCurveOptions();
 };

@@ -1,4 +1,4 @@
-// Single-location regression (spec slr.md §1-§2): task/activation names and c_nu (S3).
+// Single-location regression (docs/equations/slr_population.md §1-§2): task/activation names and c_nu (S3).
 // The population functions declared in slr_model.hpp live in equations/slr_population.cpp.
 #include "equations/slr_model.hpp"
 

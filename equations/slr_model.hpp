@@ -1,4 +1,4 @@
-// Single-location regression (spec slr.md §1-§3): task and activation names, c_nu (S3), and the
+// Single-location regression (docs/equations/slr_population.md §1-§3): task and activation names, c_nu (S3), and the
 // population-level interface shared by the population module (§3, §7a), the replica module (§4,
 // its test error is (S7)) and the Monte Carlo module.
 #pragma once

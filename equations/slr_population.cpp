@@ -1,4 +1,4 @@
-// SLR population level (spec slr.md §3.3-§3.7, §7a): A, B of (S7) for softmax, linear, erf and
+// SLR population level (docs/equations/slr_population.md §3.3-§3.7, §7a): A, B of (S7) for softmax, linear, erf and
 // normalised softplus attention, the Bayes risk (S9), the closed forms (S10)-(S12), and the
 // optimisation of §3.4. See equations/slr_population.hpp for the reductions used.
 //

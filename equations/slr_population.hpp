@@ -1,4 +1,4 @@
-// SLR at population level (spec slr.md §3, §7a): the expectations A = E[sum_l s_l^2] and
+// SLR at population level (docs/equations/slr_population.md §3, §7a): the expectations A = E[sum_l s_l^2] and
 // B = E[s_{eps*}] of (S7) for the four activations, the Bayes risk (S9), the closed forms of §3.6,
 // and the optimisation of the risk over the key/value overlaps (§3.4).
 //

@@ -1,4 +1,4 @@
-// SLR replica-symmetric fixed point for ridge ERM (spec slr.md §4) with randomly shifted QMC
+// SLR replica-symmetric fixed point for ridge ERM (docs/equations/slr_replica.md §4) with randomly shifted QMC
 // channel expectations (§7b). See slr_replica.hpp for the sampling scheme; the proximal problem is
 // in slr_replica_prox.hpp.
 #include "equations/slr_replica.hpp"

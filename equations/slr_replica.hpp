@@ -1,4 +1,4 @@
-// SLR ridge ERM at sample ratio alpha: the replica-symmetric fixed point of spec slr.md §4, with
+// SLR ridge ERM at sample ratio alpha: the replica-symmetric fixed point of docs/equations/slr_replica.md §4, with
 // the channel expectations by randomly shifted quasi-Monte Carlo (§7b).
 //  - Prior part (S14) in closed form; channel part (S15)-(S21) through the proximal problem of
 //    equations/slr_replica_prox.hpp; test error (S7) by population_risk(); training MSE (§4.6).
@@ -38,8 +38,8 @@ VhatForm parse_vhat_form(const std::string& s);  // "stein" | "hessian"; throws 
 struct ReplicaSetting {
   Task task = Task::Spiked;
   int L = 2;
-  // Variable length (spec §1.4, §4.6): when non-empty, each sample's L is drawn uniformly from
-  // this set and every channel expectation is averaged over it (one shared k, v); L is ignored.
+  // Variable length (docs/equations/slr_population.md §1.4, docs/equations/slr_replica.md §4.6):
+  // when non-empty, each sample's L is drawn uniformly from this set and every channel expectation is averaged over it (one shared k, v); L is ignored.
   std::vector<int> lengths;
   double nu = 2.0;          // signal; +inf allowed for max
   double lambda = 0.1;      // ridge, lambda_k = lambda_v (S13)

@@ -1,4 +1,4 @@
-// SLR replica channel, inner problem: the L-token proximal problem (S16) of spec slr.md §4.4 for
+// SLR replica channel, inner problem: the L-token proximal problem (S16) of docs/equations/slr_replica.md §4.4 for
 // softmax and linear attention, solved globally (grid over the reduced objective (S17), then
 // multi-start Newton on the full 2L variables with the loss Hessian (S22)), and the quantities of
 // §4.5 at the minimiser: channel functions (S18) and the diagonal of the Jacobian

@@ -1,4 +1,4 @@
-// Monte Carlo of the finite-size RMT model, rmt.md §8.1 (true kernel, ridge baseline, trace
+// Monte Carlo of the finite-size RMT model, docs/equations/rmt.md §8.1 (true kernel, ridge baseline, trace
 // statistic) and §8.2 (Gaussian-equivalent surrogate).
 #include "mc/rmt_sim.hpp"
 

@@ -1,4 +1,4 @@
-// Direct finite-size simulation of SLR (spec slr.md §1.5, §2, (S4), (S5), (S9), (S13), §6).
+// Direct finite-size simulation of SLR (docs/equations/slr_population.md §1.5, §2, (S4), (S5), (S9); docs/equations/slr_replica.md (S13), §6).
 // See mc/slr_erm.hpp. The hot loops (two dot products of a float token row with k, v in double,
 // and the two rank-one gradient updates) have an AVX2/FMA version chosen at run time.
 #include "mc/slr_erm.hpp"

@@ -1,4 +1,4 @@
-// Direct finite-size simulation of single-location regression (spec slr.md §1.5 feature-space
+// Direct finite-size simulation of single-location regression (docs/equations/slr_population.md §1.5 feature-space
 // sampling, §2 predictor (S5) and derivatives, §4.1 objective (S13), §6 validation protocol):
 //  * teacher k*, v* (orthogonalised, norms sqrt(D)); tokens x_l ~ N(0, I_D); spiked spike
 //    (sqrt(nu)/sqrt(D)) k* on x_{eps*}; max-SLR eps* by inverse cdf of softmax(nu chi*) (argmax at

@@ -1,4 +1,4 @@
-// Monte Carlo of the SLR population risk (spec slr.md §6 "Population module"): field space (S6)
+// Monte Carlo of the SLR population risk (docs/equations/slr_replica.md §6 "Population module"): field space (S6)
 // or explicit finite-D tokens; see mc/slr_population_mc.hpp.
 #include "mc/slr_population_mc.hpp"
 

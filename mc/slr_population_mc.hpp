@@ -1,4 +1,4 @@
-// Monte Carlo of the SLR population risk (spec slr.md §6 "Population module", (S5)-(S7), (S9)):
+// Monte Carlo of the SLR population risk (docs/equations/slr_replica.md §6 "Population module", (S5)-(S7), (S9)):
 // the predictor f = sigma(chi).z evaluated on sampled sequences, either in field space through
 // (S6) (exact at any D) or in feature space with explicit k, v at finite D with the prescribed
 // overlaps (k = m_k k* + sqrt(q_k - m_k^2) u_k, v = m_v v* + sqrt(q_v - m_v^2) u_v, u_k, u_v

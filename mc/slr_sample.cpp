@@ -1,4 +1,4 @@
-// Field-space SLR teacher sampling (spec slr.md §1.5) and the activations of §2.
+// Field-space SLR teacher sampling (docs/equations/slr_population.md §1.5) and the activations of §2.
 #include "mc/slr_sample.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Field-space sampling of the SLR teacher (spec slr.md §1.2-§1.5): location eps*, teacher fields
+// Field-space sampling of the SLR teacher (docs/equations/slr_population.md §1.2-§1.5): location eps*, teacher fields
 // chi*, z* in R^L and the label y (S4), for spiked-SLR and max-SLR (finite nu: eps* by inverse
 // cdf of softmax(nu chi*); nu = inf: argmax), with a length drawn uniformly from a set.
 // Also the activations s = sigma(chi) of §2 and the Bayes posterior p = softmax(c_nu chi*) (S9).

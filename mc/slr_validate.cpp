@@ -1,4 +1,4 @@
-// Theory against direct simulation for SLR (spec slr.md §3.3 (S7), §3.4 (S9), §4 replica, §6).
+// Theory against direct simulation for SLR (docs/equations/slr_population.md §3.3 (S7), §3.4 (S9), §4 replica, §6).
 // See mc/slr_validate.hpp for the verdict rule; docs/mc_slr.md for the cases and their allowances.
 #include "mc/slr_validate.hpp"
 
@@ -174,7 +174,7 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
   // softmax case should its replicon estimate come out marginal (1.56 +- 0.25 measured).
   const std::string gap_l3_train =
       "L-BFGS minima (any start; D = 200-1000) have a higher training loss than the RS global "
-      "minimiser (spec §6); the RS point has a replicon eigenvalue above 1 (RS unstable)";
+      "minimiser (docs/equations/slr_replica.md §6); the RS point has a replicon eigenvalue above 1 (RS unstable)";
   std::vector<E> erms;
   if (quick) {
     erms = {{2, Activation::Softmax, 2.0, Init::Random, {}},
@@ -200,7 +200,7 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
       erms.push_back({L, Activation::Linear, L == 2 ? 3.0 : 4.0, Init::Random, {}});
       erms.push_back({L, Activation::Softmax, 4.0, Init::Informed, {}});
     }
-    // Max-SLR end to end (spec §4 was checked at max L = 2, nu = inf): nu = inf and finite nu
+    // Max-SLR end to end (docs/equations/slr_replica.md §4 was checked at max L = 2, nu = inf): nu = inf and finite nu
     // (the weighted sampling path), softmax and linear outside the linear peak window.
     erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, inf});
     erms.push_back({2, Activation::Softmax, 4.0, Init::Random, {}, Task::Max, inf});
@@ -209,7 +209,7 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, inf});
     erms.push_back({2, Activation::Softmax, 2.0, Init::Random, {}, Task::Max, 2.0});
     erms.push_back({2, Activation::Linear, 6.0, Init::Random, {}, Task::Max, 2.0});
-    // Softmax L = 4: d = 3 proximal search by multi-start Newton (spec §4.4: unvalidated).
+    // Softmax L = 4: d = 3 proximal search by multi-start Newton (docs/equations/slr_replica.md §4.4: unvalidated).
     erms.push_back({4, Activation::Softmax, 2.0, Init::Random, {}});
     erms.push_back({4, Activation::Softmax, 6.0, Init::Random, {}});
     // Variable length L ~ Unif{1, 2, 3} (§1.4, replica §4.6 "untested" in the spec).

@@ -1,4 +1,4 @@
-// Theory against direct simulation for SLR (`saddle validate slr`; spec slr.md §3, §4, §6):
+// Theory against direct simulation for SLR (`saddle validate slr`; docs/equations/slr_population.md §3, docs/equations/slr_replica.md §4, §6):
 //  * population cases: (S7) via population_risk() against the population mode of mc/slr_erm
 //    (explicit k, v at finite D; exact at any D, so no finite-size allowance), for all four
 //    activations, spiked and max, fixed and variable L;
@@ -8,7 +8,7 @@
 //    L-BFGS ERM at finite D, over seeds: overlaps, test and training error.
 // Verdict per (case, quantity): pass when |mc - theory| <= 4 sqrt(se_mc^2 + se_th^2) + allowance,
 // where the allowance is stated per case with its reason; "known_gap" marks a documented
-// disagreement with its diagnosis (spec §6, docs/mc_slr.md) that does not change the exit status;
+// disagreement with its diagnosis (docs/equations/slr_replica.md §6, docs/mc_slr.md) that does not change the exit status;
 // "rs_unstable" marks a disagreement where the replica point is locally unstable (replicon
 // eigenvalue above 1 by more than 2 s.e.), where RS is not expected to hold (not a failure).
 #pragma once

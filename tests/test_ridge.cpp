@@ -1,5 +1,5 @@
 // Tests of the ridge fixture (equations/ridge.hpp): the generic solver against the closed form of
-// slr.md §4.8, an independent Marchenko-Pastur resolvent formula, continuation, and a direct
+// docs/equations/ridge.md §4.8, an independent Marchenko-Pastur resolvent formula, continuation, and a direct
 // finite-size ridge simulation.
 #include <catch2/catch.hpp>
 

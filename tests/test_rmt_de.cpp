@@ -1,4 +1,4 @@
-// Deterministic equivalent of nonlinear attention (rmt.md §5-§7, §9) and the Marchenko-Pastur
+// Deterministic equivalent of nonlinear attention (docs/equations/rmt.md §5-§7, §9) and the Marchenko-Pastur
 // quadrature (§6.5): closed forms, limits, independent computations (exact Stieltjes partial
 // fractions, theta-midpoint reference rule, central finite differences, the generic solver) and
 // the spec's independently computed smoke values (§9).
@@ -127,7 +127,7 @@ TEST_CASE("rmt DE: exact derivative (R6) agrees with central differences", "[rmt
           AttentionResult r0 = solve_attention(p, rule, opt);
           // Fourth-order central difference with eta = 1e-3: truncation ~ eta^4 = 1e-12; the
           // rounding noise ~ |dq| gamma / eta (dq ~ 1e-10 relative for linear f at c < 1,
-          // gamma = 1e-6, where q ~ 1/gamma; spec §6.4: second-order differences scatter there).
+          // gamma = 1e-6, where q ~ 1/gamma; docs/equations/rmt.md §6.4: second-order differences scatter there).
           const double eta = 1e-3;
           auto at = [&](double f, bool q) {
             AttentionParams pp = p;

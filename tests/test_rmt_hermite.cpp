@@ -1,4 +1,4 @@
-// Hermite data of the RMT activations (rmt.md §3) against the closed forms of the spec's table,
+// Hermite data of the RMT activations (docs/equations/rmt.md §3) against the closed forms of the spec's table,
 // and against independent quadratures (Gauss-Hermite for smooth f, GSL adaptive for kinked f).
 #include <catch2/catch.hpp>
 

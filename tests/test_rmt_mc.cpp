@@ -1,4 +1,4 @@
-// Monte Carlo of the finite-size RMT model (rmt.md §8) against the closed forms and the DE.
+// Monte Carlo of the finite-size RMT model (docs/equations/rmt.md §8) against the closed forms and the DE.
 // Every comparison states its error bar: s.e. over draws (paired with the ridge baseline on the
 // same draws where noted), or the spec's size of finite-n deviations.
 #include <catch2/catch.hpp>
@@ -96,7 +96,7 @@ TEST_CASE("rmt mc: ridge baseline closed form vs exact finite-n average (n = 204
 TEST_CASE("rmt mc: mu = 0 trace statistic of the true tanh and surrogate kernels vs the DE "
           "(n = 2048, p = 512)",
           "[rmt][mc]") {
-  // rmt.md §8.3: one draw of the true tanh kernel agrees with -gamma^2 delta_tilde' to ~5e-4 on
+  // docs/equations/rmt.md §8.3: one draw of the true tanh kernel agrees with -gamma^2 delta_tilde' to ~5e-4 on
   // gamma in [1e-2, 10] and to ~1e-9 at gamma = 1e-5. Measured here (see docs/rmt.md): both
   // kernels sit +1e-4..+9e-4 above the DE; the symmetric-Xi surrogate carries a finite-size bias
   // (~6e-4 at n = 2048, shrinking with n; an i.i.d. Xi gives < 2e-4). We average 4 draws to
@@ -117,7 +117,7 @@ TEST_CASE("rmt mc: mu = 0 trace statistic of the true tanh and surrogate kernels
 
 TEST_CASE("rmt mc: Gaussian-equivalent surrogate vs DE with signal and aligned weights", "[rmt][mc]") {
   // Paired with the ridge baseline on the same draws (control variate, s.e. ~1-2e-3 at 12 draws).
-  // rmt.md §8.3: a surrogate-DE gap beyond 3 s.e. is a bug; we allow 4 s.e.
+  // docs/equations/rmt.md §8.3: a surrogate-DE gap beyond 3 s.e. is a bug; we allow 4 s.e.
   for (const char* act : {"tanh", "linear"}) {
     auto s = setting(act, 1024, 0.25, 1.0, 1.0, {mc::Model::Surrogate, mc::Model::Ridge}, 12,
                      {1e-3, 0.1, 1.0});

@@ -1,4 +1,4 @@
-// Tests of the SLR Bayes-optimal state evolution (equations/slr_bayes*, spec slr.md §5). Every
+// Tests of the SLR Bayes-optimal state evolution (equations/slr_bayes*, docs/equations/slr_bayes.md §5). Every
 // assertion is against an independent computation:
 //  - L = 1: Q_v = [(1+Delta+alpha) - sqrt((1+Delta+alpha)^2 - 4 alpha)]/2, E_BO = 1 - Q_v (§5);
 //  - alpha -> inf: E_BO -> E_Bayes (S9) from the population module;

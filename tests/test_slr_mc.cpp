@@ -1,4 +1,4 @@
-// Tests of the direct SLR simulation (mc/slr_erm.*; spec slr.md §1.5, §2, (S13), §6, §3.6, §4.8).
+// Tests of the direct SLR simulation (mc/slr_erm.*; docs/equations/slr_population.md §1.5, §2, §3.6; slr_replica.md (S13), §6; ridge.md §4.8).
 // Every assertion is against an independent computation: central finite differences, closed
 // forms of the spec (S10), (S12), the L = 2 Bayes integral (§3.6), the exact ridge solution
 // (L = 1, §4.8), or a Monte Carlo mean within 4 standard errors (bars stated per check).

@@ -1,4 +1,4 @@
-// Tests of the SLR population module (spec slr.md §3, §7a, §8; mc/slr_population_mc for §6).
+// Tests of the SLR population module (docs/equations/slr_population.md §3, §7a, §8; mc/slr_population_mc for docs/equations/slr_replica.md §6).
 // Every expected value is independent of the code under test: closed forms of §3.6, the spec's
 // smoke values (§8, computed independently and confirmed by tensor Gauss-Hermite), tensor
 // Gauss-Hermite written here, 1-D adaptive quadrature, and Monte Carlo within 3 standard errors.

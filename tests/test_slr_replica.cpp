@@ -1,4 +1,4 @@
-// Tests of the SLR replica fixed point (equations/slr_replica*, spec slr.md §4, §7b). Every
+// Tests of the SLR replica fixed point (equations/slr_replica*, docs/equations/slr_replica.md §4, §7b). Every
 // assertion is against an independent computation:
 //  - the proximal problem: global optimality against a brute-force fine grid, the stationarity
 //    identities g = (prox - omega)/V = minus the loss gradient (S18), and the Jacobian diagonal

@@ -1,4 +1,4 @@
-// `saddle mc rmt` (Monte Carlo of the finite-size nonlinear-attention model, spec rmt.md §8) and
+// `saddle mc rmt` (Monte Carlo of the finite-size nonlinear-attention model, docs/equations/rmt.md §8) and
 // `saddle validate rmt` (the deterministic equivalent of §6 against that simulation on built-in
 // cases, with the finite-size allowance of §8.3).
 #include <omp.h>
@@ -100,7 +100,7 @@ void run_mc_rmt(const McRmtCli& o) {
   CsvTable table({"source", "model", "n", "p", "c", "gamma", "snr", "activation", "wk", "wq",
                   "draws", "seed", "mean", "se", "diff_ridge_mean", "diff_ridge_se", "trace_mean",
                   "trace_se"});
-  table.setting("model", "finite-size simulation of rmt.md §8: X = Z + mu y^T, mu = sqrt(snr) e1, "
+  table.setting("model", "finite-size simulation of docs/equations/rmt.md §8: X = Z + mu y^T, mu = sqrt(snr) e1, "
                          "K = f_c(X^T W X/sqrt p)/sqrt p (true), a1(T/p - I) + sigma Xi/sqrt p "
                          "(surrogate, §8.2), Phi = X (ridge); E(gamma) from one eigendecomposition "
                          "per draw");
@@ -165,11 +165,11 @@ void run_validate_rmt(const ValidateRmtCli& o) {
                   "theory", "mc_mean", "mc_se", "diff", "z", "allowance", "verdict"});
   table.setting("cases", "mu = sqrt(snr) e1, snr = 1; w = 0 (no weights) or w_K = w_Q = w e1 "
                          "(aligned); diagonal removed");
-  table.setting("theory", "true, surrogate: DE of rmt.md §6 (R5); ridge: closed form (LR3)");
+  table.setting("theory", "true, surrogate: DE of docs/equations/rmt.md §6 (R5); ridge: closed form (LR3)");
   table.setting("mc", "true, surrogate: paired estimate E_model - E_ridge (same draws) + (LR3) "
                       "(control variate; plain estimates are 5-10x noisier); ridge: plain mean");
   table.setting("verdict", "pass if -4 se - allowance <= mc - theory <= 4 se; allowance = "
-                           "0.1/sqrt(p) for the true model only (rmt.md §8.3: it sits "
+                           "0.1/sqrt(p) for the true model only (docs/equations/rmt.md §8.3: it sits "
                            "0.002-0.006 below the DE at p = 256-512, shrinking like 1/sqrt p); "
                            "none for the surrogate and the ridge baseline");
   table.setting("size", "n=" + std::to_string(n) + " draws=" + std::to_string(draws) +
@@ -234,7 +234,7 @@ void run_validate_rmt(const ValidateRmtCli& o) {
 void register_mc_rmt(CLI::App& mc) {
   auto o = std::make_shared<McRmtCli>();
   CLI::App* sub = mc.add_subcommand(
-      "rmt", "Finite-size simulation of nonlinear attention / ridge interpolation error (rmt.md §8)");
+      "rmt", "Finite-size simulation of nonlinear attention / ridge interpolation error (docs/equations/rmt.md §8)");
   sub->add_option("--n", o->n, "Number of tokens n")->capture_default_str();
   sub->add_option("--c", o->c, "Ratio c = p/n in [1e-4, 1e4], p = round(c n) >= 3, p n <= 1.2e8 (sweepable)")
       ->capture_default_str();

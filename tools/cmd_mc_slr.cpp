@@ -1,4 +1,4 @@
-// `saddle mc slr` (direct finite-size simulation of SLR, spec slr.md §1.5, §6) and
+// `saddle mc slr` (direct finite-size simulation of SLR, docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6) and
 // `saddle validate slr` (theory against that simulation on built-in or given cases).
 #include <cmath>
 #include <memory>
@@ -158,7 +158,7 @@ void run_mc_slr(const McSlrCli& o) {
   }
   cols.insert(cols.end(), {"converged", "iterations", "seconds"});
   CsvTable table(cols);
-  table.setting("model", "SLR direct simulation (spec slr.md §1.5, §6): feature-space sampling");
+  table.setting("model", "SLR direct simulation (docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6): feature-space sampling");
   table.setting("columns",
                 "means over seeds with standard errors (_se); seed_index=all for the mean row; "
                 "train_error = training MSE incl. Delta; train_loss = (S13)/N; test_error = test "
@@ -354,7 +354,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
                   "alpha", "init", "D", "seeds", "quantity", "source", "value", "se", "z",
                   "allowance", "verdict", "note"});
   table.setting("model", "SLR theory (population (S7), Bayes (S9), replica §4) against direct "
-                         "simulation (spec slr.md §6)");
+                         "simulation (docs/equations/slr_replica.md §6)");
   table.setting("verdict", "pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_theory^2) + allowance; "
                            "known_gap = documented disagreement (docs/mc_slr.md); rs_unstable = a "
                            "disagreement where the replica fixed point is locally unstable "
@@ -398,7 +398,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
 void register_mc_slr(CLI::App& mc) {
   auto o = std::make_shared<McSlrCli>();
   CLI::App* sub = mc.add_subcommand(
-      "slr", "SLR direct simulation: L-BFGS ERM or population risk at finite D (spec slr.md §6)");
+      "slr", "SLR direct simulation: L-BFGS ERM or population risk at finite D (docs/equations/slr_replica.md §6)");
   sub->add_option("--mode", o->mode, "erm (train by L-BFGS) or population (fixed overlaps)")
       ->capture_default_str();
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
@@ -448,7 +448,7 @@ void register_mc_slr(CLI::App& mc) {
 void register_validate_slr(CLI::App& validate) {
   auto o = std::make_shared<ValidateSlrCli>();
   CLI::App* sub = validate.add_subcommand(
-      "slr", "SLR: population, Bayes and replica theory against direct simulation (spec slr.md §6)");
+      "slr", "SLR: population, Bayes and replica theory against direct simulation (docs/equations/slr_replica.md §6)");
   sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
   sub->add_option("--mode", o->mode, "One case from the flags: erm or population (default: built-in cases)");
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();

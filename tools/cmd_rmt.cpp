@@ -1,4 +1,4 @@
-// `saddle rmt` (rmt.md): `hermite` (Hermite data of the activation, §3), `attention` (the
+// `saddle rmt` (docs/equations/rmt.md): `hermite` (Hermite data of the activation, §3), `attention` (the
 // deterministic equivalent of the nonlinear-attention interpolation error, §6, with the
 // linear-regression baseline beside it) and `ridge` (the closed-form baseline (LR1)-(LR3), §5).
 #include <cmath>
@@ -96,7 +96,7 @@ void run_attention(const AttentionCli& o) {
     hd.push_back(rmt::hermite_data(a));
     if (o.keep_diagonal && !std::isfinite(hd.back().kappa_d))
       throw InputError("--keep-diagonal needs a finite kappa_d = lim f(t)/t; '" + a.name +
-                       "' has kappa_d = inf (rmt.md §2): remove the diagonal");
+                       "' has kappa_d = inf (docs/equations/rmt.md §2): remove the diagonal");
   }
   rmt::AttentionOptions opt;
   opt.nodes_per_side = o.nodes;
@@ -107,12 +107,12 @@ void run_attention(const AttentionCli& o) {
   job.columns = {"c", "gamma", "snr", "activation", "wk", "wq", "a1", "nu", "delta", "delta_tilde",
                  "q", "error", "error_ridge", "converged", "iterations", "residual"};
   job.settings = {
-      {"model", "nonlinear attention, deterministic equivalent (spec rmt.md §6: (R1)-(R6)); "
+      {"model", "nonlinear attention, deterministic equivalent (docs/equations/rmt.md §6: (R1)-(R6)); "
                 "error = -gamma^2 dq/dgamma by implicit differentiation (R6); error_ridge = (LR3)"},
       {"geometry", "mu = sqrt(snr) e1; wk, wq = coordinates on (e1;e2;e3)"},
       {"diagonal", o.keep_diagonal ? "kept (kappa_d = lim f(t)/t)" : "removed (kappa_d = 0)"},
       {"quadrature", "Marchenko-Pastur split Gauss-Legendre rule clustered at the integrand poles, " +
-                         std::to_string(o.nodes) + " nodes per half-piece (rmt.md §6.5)"},
+                         std::to_string(o.nodes) + " nodes per half-piece (docs/equations/rmt.md §6.5)"},
       {"solver", "Newton in (log(1+delta), log delta_tilde) with exact Jacobian; residual = "
                  "max(|F1|/delta_tilde, |F2|/(1+delta)); tol=" + fmt(o.tol)}};
   job.plot.y = {"error"};
@@ -176,7 +176,7 @@ void run_ridge(const RidgeCli& o) {
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   GridJob job;
   job.columns = {"c", "gamma", "snr", "m", "q", "error"};
-  job.settings = {{"model", "linear-regression baseline Phi = X, closed form (spec rmt.md §5 "
+  job.settings = {{"model", "linear-regression baseline Phi = X, closed form (docs/equations/rmt.md §5 "
                             "(LR1)-(LR3)); gamma = 0: ridgeless limit (1-c)^+/(1+snr), m and q "
                             "are inf there for c <= 1"}};
   job.plot.y = {"error"};
@@ -212,7 +212,7 @@ struct HermiteCli {
 void run_hermite(const HermiteCli& o) {
   const auto acts = rmt_cli::activations(o.activation);
   CsvTable table({"activation", "a0", "a1", "a2", "nu", "sigma2", "kappa_d"});
-  table.setting("model", "Hermite data of f (spec rmt.md §3, probabilists' convention); a0 is "
+  table.setting("model", "Hermite data of f (docs/equations/rmt.md §3, probabilists' convention); a0 is "
                          "removed (f centred); nu = E[(f - a0)^2]; sigma2 = nu - a1^2; kappa_d = "
                          "lim f(t)/t (used only with --keep-diagonal)");
   table.setting("quadrature", "composite 20-point Gauss-Legendre on unit panels of [-40, 40], "
@@ -229,12 +229,12 @@ void run_hermite(const HermiteCli& o) {
 
 void register_rmt(CLI::App& app) {
   CLI::App* rmt = app.add_subcommand(
-      "rmt", "Nonlinear attention vs linear regression: interpolation error (spec rmt.md)");
+      "rmt", "Nonlinear attention vs linear regression: interpolation error (docs/equations/rmt.md)");
   rmt->require_subcommand(1);
 
   auto h = std::make_shared<HermiteCli>();
   CLI::App* sh = rmt->add_subcommand("hermite", "Hermite coefficients a0 (removed), a1, a2, nu, "
-                                                "sigma^2, kappa_d of the activations (rmt.md §3)");
+                                                "sigma^2, kappa_d of the activations (docs/equations/rmt.md §3)");
   sh->add_option("--activation", h->activation,
                  "Comma-separated list of " + rmt::activation_help())
       ->capture_default_str();
@@ -244,7 +244,7 @@ void register_rmt(CLI::App& app) {
   auto a = std::make_shared<AttentionCli>();
   CLI::App* sa = rmt->add_subcommand(
       "attention", "Deterministic equivalent of the nonlinear-attention interpolation error "
-                   "E(gamma) (rmt.md §6), with the linear-regression baseline");
+                   "E(gamma) (docs/equations/rmt.md §6), with the linear-regression baseline");
   sa->add_option("--c", a->c, "Ratio c = p/n in [1e-4, 1e4] (value, list a,b, range start:stop:count[:log])")
       ->capture_default_str();
   sa->add_option("--gamma", a->gamma, "Ridge gamma in [1e-10, 1e8] (sweepable)")->capture_default_str();
@@ -267,7 +267,7 @@ void register_rmt(CLI::App& app) {
 
   auto r = std::make_shared<RidgeCli>();
   CLI::App* sr = rmt->add_subcommand(
-      "ridge", "Linear-regression baseline E_RR(gamma), closed form (LR1)-(LR3) (rmt.md §5); "
+      "ridge", "Linear-regression baseline E_RR(gamma), closed form (LR1)-(LR3) (docs/equations/rmt.md §5); "
                "gamma = 0 gives the ridgeless limit");
   sr->add_option("--c", r->c, "Ratio c = p/n in [1e-4, 1e4] (sweepable)")->capture_default_str();
   sr->add_option("--gamma", r->gamma, "Ridge gamma: 0 (ridgeless) or in [1e-10, 1e10] (sweepable)")

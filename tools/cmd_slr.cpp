@@ -1,4 +1,4 @@
-// `saddle slr`: the command group of single-location regression (spec slr.md).
+// `saddle slr`: the command group of single-location regression (docs/equations/README.md).
 #include "tools/cmd_slr.hpp"
 
 #include "tools/cli_common.hpp"
@@ -43,7 +43,7 @@ std::string length_key(const std::vector<int>& law) {
 }
 
 void register_slr(CLI::App& app) {
-  CLI::App* slr = app.add_subcommand("slr", "Single-location regression (spec slr.md)");
+  CLI::App* slr = app.add_subcommand("slr", "Single-location regression (docs/equations/README.md)");
   slr->require_subcommand(1);
   register_slr_population(*slr);
   register_slr_erm(*slr);

@@ -10,7 +10,7 @@
 
 namespace saddle {
 // Length laws of an SLR command: one fixed length per value of the `--L` sweep, or the single
-// variable-length set of `--L-dist` (uniform per sample, spec §1.4). The two are mutually
+// variable-length set of `--L-dist` (uniform per sample, docs/equations/slr_population.md §1.4). The two are mutually
 // exclusive (`--L` must be at its default "2" when `--L-dist` is given). Lengths in 1..max_L.
 std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std::string& L_dist,
                                                 double max_L);
@@ -25,7 +25,7 @@ constexpr double kSlrMinAlpha = 1e-3, kSlrMaxAlpha = 1e4, kSlrMaxNu = 1e3, kSlrM
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);
 
-void register_slr_population(CLI::App& slr);  // tools/cmd_slr_population.cpp (spec §1-§3, §7a)
-void register_slr_erm(CLI::App& slr);         // tools/cmd_slr_erm.cpp (spec §4, §7b)
-void register_slr_bayes(CLI::App& slr);       // tools/cmd_slr_bayes.cpp (spec §5)
+void register_slr_population(CLI::App& slr);  // tools/cmd_slr_population.cpp (docs/equations/slr_population.md §1-§3, §7a)
+void register_slr_erm(CLI::App& slr);         // tools/cmd_slr_erm.cpp (docs/equations/slr_replica.md §4, §7b)
+void register_slr_bayes(CLI::App& slr);       // tools/cmd_slr_bayes.cpp (docs/equations/slr_bayes.md §5)
 }  // namespace saddle

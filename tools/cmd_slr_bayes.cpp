@@ -1,5 +1,5 @@
-// `saddle slr bayes`: Bayes-optimal state evolution of single-location regression (spec slr.md
-// §5) vs alpha, from an informed and an uninformed start, with the alphas where the two starts
+// `saddle slr bayes`: Bayes-optimal state evolution of single-location regression
+// (docs/equations/slr_bayes.md §5) vs alpha, from an informed and an uninformed start, with the alphas where the two starts
 // reach different fixed points flagged (hard phase). QMC channel expectations (§7b): values are
 // means over R random shifts, *_se their standard errors.
 #include <cmath>
@@ -78,7 +78,7 @@ void run_bayes(const BayesCli& o) {
                   "converged", "iterations", "residual", "test_error_se", "Q_k_se", "Q_v_se",
                   "Qhat_k", "Qhat_v", "A_hat", "B_hat", "e_bayes", "replicates", "hard_phase"});
   table.setting("model",
-                "SLR Bayes-optimal state evolution (spec slr.md §5, (S23)-(S24)); test_error = "
+                "SLR Bayes-optimal state evolution (docs/equations/slr_bayes.md §5, (S23)-(S24)); test_error = "
                 "(S25) for spiked, 1 - 2 Q_v B_hat + Q_v A_hat for max; A_hat = B_hat is the "
                 "Nishimori identity; e_bayes = population Bayes risk (S9), the alpha -> inf limit");
   table.setting("qmc", "Sobol, " + std::to_string(o.points) + " points x " +
@@ -132,7 +132,7 @@ void run_bayes(const BayesCli& o) {
 void register_slr_bayes(CLI::App& slr) {
   auto o = std::make_shared<BayesCli>();
   CLI::App* sub = slr.add_subcommand(
-      "bayes", "Bayes-optimal error vs alpha: state evolution (spec slr.md §5), hard-phase check");
+      "bayes", "Bayes-optimal error vs alpha: state evolution (docs/equations/slr_bayes.md §5), hard-phase check");
   sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
   sub->add_option("--L", o->L, "Number of tokens (sweepable)")->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,

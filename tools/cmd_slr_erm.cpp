@@ -1,5 +1,5 @@
 // `saddle slr erm`: replica-symmetric fixed point of ridge ERM in single-location regression
-// (spec slr.md §4), channel expectations by randomly shifted QMC (§7b), continuation in alpha
+// (docs/equations/slr_replica.md §4), channel expectations by randomly shifted QMC (§7b), continuation in alpha
 // from an informed and/or uninformed start. One row per (L, nu, lambda, delta, activation, init,
 // alpha): mean over the R QMC replicates, with test_error_se their standard error.
 #include <cmath>
@@ -120,7 +120,7 @@ void run_erm(const ErmCli& o) {
                  "jump_share_se", "points", "path"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
-                "SLR ridge ERM, replica-symmetric fixed point (spec slr.md §4); test_error (S7), "
+                "SLR ridge ERM, replica-symmetric fixed point (docs/equations/slr_replica.md §4); test_error (S7), "
                 "train_error = E(y - f)^2 incl. Delta (§4.6)");
   table.setting("L", o.L_dist.empty()
                          ? "fixed"
@@ -230,7 +230,7 @@ void run_erm(const ErmCli& o) {
 void register_slr_erm(CLI::App& slr) {
   auto o = std::make_shared<ErmCli>();
   CLI::App* sub = slr.add_subcommand(
-      "erm", "Ridge ERM test/train error vs alpha: replica fixed point (spec slr.md §4, §7b)");
+      "erm", "Ridge ERM test/train error vs alpha: replica fixed point (docs/equations/slr_replica.md §4, §7b)");
   sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
   sub->add_option("--L", o->L, "Number of tokens, 1..4 (sweepable)")->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,

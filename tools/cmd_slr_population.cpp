@@ -1,5 +1,5 @@
 // `saddle slr population`: population-level comparison of attention activations in single-location
-// regression (spec slr.md §1-§3, §7a): for each (task, length law, nu, activation) the optimal risk
+// regression (docs/equations/slr_population.md §1-§3, §7a): for each (task, length law, nu, activation) the optimal risk
 // over the key/value overlaps (§3.4: q_v = m_v^2, m_v = B/A (S8), q_k = m_k^2 + dq_k, m_k and the
 // erf offset b optimised) or the risk at a given m_k (--m-k), next to the Bayes risk (S9).
 // Optional field-space Monte Carlo of the predictor at the reported point (--mc-samples).
@@ -155,7 +155,7 @@ void register_slr_population(CLI::App& slr) {
   auto o = std::make_shared<PopulationCli>();
   CLI::App* sub = slr.add_subcommand(
       "population",
-      "Population risk of softmax / linear / erf / softplus attention vs the Bayes risk (spec §3, §7a)");
+      "Population risk of softmax / linear / erf / softplus attention vs the Bayes risk (docs/equations/slr_population.md §3, §7a)");
   sub->add_option("--task", o->task, "spiked and/or max (comma list)")->capture_default_str();
   sub->add_option("--L", o->L, "Sequence length(s), integer >= 1 (sweepable)")->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,
@@ -166,7 +166,7 @@ void register_slr_population(CLI::App& slr) {
       ->capture_default_str();
   sub->add_option("--m-k", o->m_k,
                   "Evaluate at this key overlap m_k >= 0 (sweepable) instead of optimising it");
-  sub->add_option("--dq-k", o->dq_k, "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per spec §3.4)")
+  sub->add_option("--dq-k", o->dq_k, "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per docs/equations/slr_population.md §3.4)")
       ->capture_default_str();
   sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b (sweepable) instead of optimising it");
   sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation (0: automatic)")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on its defaults: install deps if missing, build in Release, compute a real theory
 # curve to CSV and print a short table: population risk of softmax vs linear attention against
-# the Bayes risk, spiked SLR, L = 3, as the signal strength nu grows (spec slr.md §3, §7a).
+# the Bayes risk, spiked SLR, L = 3, as the signal strength nu grows (docs/equations/slr_population.md §3, §7a).
 # Output: out/main_curve.csv (or the path given as $1), and out/main_curve.png. Also builds and
 # installs the Python module `saddle` (import saddle from any directory; docs/python.md).
 set -euo pipefail

@@ -4,13 +4,13 @@
 set -euo pipefail
 S=./build/saddle
 # 100 x 100: tanh attention minus ridge regression over (c, gamma), RMT deterministic equivalent
-# (spec rmt.md §5-§6), |mu|^2 = 1, aligned weights w_K = w_Q = e1. About 2 s on 2 cores.
+# (docs/equations/rmt.md §5-§6), |mu|^2 = 1, aligned weights w_K = w_Q = e1. About 2 s on 2 cores.
 $S rmt attention --c 0.05:4:100 --gamma 1e-6:10:100:log --snr 1 --activation tanh --wk 1,0,0 --wq 1,0,0 \
   --out data/figures/rmt_attention_minus_ridge.csv --plot data/figures/rmt_attention_minus_ridge.png \
   --plot-z error-error_ridge --plot-x c --plot-by gamma \
   --plot-title "tanh attention minus ridge, |mu|^2 = 1, w_K = w_Q = e_1" --no-progress
 # 40 x 40: softmax minus linear attention, test error of ridge ERM over (alpha, lambda), replica
-# fixed point (spec slr.md §4, §7b), spiked SLR, L = 2, nu = 2, Delta = 0, informed start.
+# fixed point (docs/equations/slr_replica.md §4, §7b), spiked SLR, L = 2, nu = 2, Delta = 0, informed start.
 # QMC 2048 points x 4 shifts, no slow retry of failed replicates and no error-bar refinement
 # (unconverged points are flagged converged=0, and points where either RS fixed point is unstable
 # rs_stability=unstable; both are left blank in the figure). About 4 min on 2 cores.

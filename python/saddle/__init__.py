@@ -29,7 +29,7 @@ __version__ = _core.version
 ridge = _command.command(
     "ridge",
     """Ridge regression fixture: the replica fixed point of ridge regression on a Gaussian
-teacher (slr.md §4.8, prior (S14)), which has a closed form; test_error = 1 - 2m + q.
+teacher (docs/equations/ridge.md §4.8, prior (S14)), which has a closed form; test_error = 1 - 2m + q.
 Sweeps alpha, lambda, delta; columns m, q, V, their conjugates, test/train error, converged.""",
     name="ridge")
 

@@ -1,11 +1,11 @@
-"""Single-location regression (slr.md): population risk, ridge ERM and Bayes-optimal error."""
+"""Single-location regression (docs/equations/README.md): population risk, ridge ERM and Bayes-optimal error."""
 
 from ._command import command
 
 population = command(
     "slr population",
     """Population (infinite-data) risk of the best softmax, linear, erf or softplus attention
-against the Bayes risk, for the spiked or max single-location regression task (slr.md §1-§3:
+against the Bayes risk, for the spiked or max single-location regression task (docs/equations/slr_population.md §1-§3:
 risk (S7) E = 1 - 2 m_v B + q_v A at the optimal value vector (S8), Bayes risk (S9); Laplace
 reduction §7a, (S26)-(S30)). For spiked SLR the linear risk has the closed form
 L(L-1)/(L^2 + nu(L-1)), and softmax attains the Bayes risk.
@@ -16,7 +16,7 @@ activation=["softmax", "linear"])""")
 erm = command(
     "slr erm",
     """Test and training error of ridge-regularised empirical risk minimisation against the
-sample ratio alpha: the replica-symmetric fixed point (slr.md §4, ridge penalty (S13),
+sample ratio alpha: the replica-symmetric fixed point (docs/equations/slr_replica.md §4, ridge penalty (S13),
 V-hat forms (S20)/(S20')), integrated by randomised QMC (§7b). test_error_se is the QMC standard
 error (error bar); rs_stability flags an unstable replica fixed point; converged == 0 marks a
 point whose fixed point was not reached.""")
@@ -24,7 +24,7 @@ point whose fixed point was not reached.""")
 bayes = command(
     "slr bayes",
     """Bayes-optimal error against the sample ratio alpha: state evolution of the Bayes-optimal
-estimator (slr.md §5) from informed and uninformed starts (a hard phase shows as a gap),
+estimator (docs/equations/slr_bayes.md §5) from informed and uninformed starts (a hard phase shows as a gap),
 integrated by randomised QMC (§7b).""")
 
 __all__ = ["population", "erm", "bayes"]

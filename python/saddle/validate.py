@@ -6,12 +6,12 @@ from ._command import command
 slr = command(
     "validate slr",
     """Population, Bayes and replica theory of single-location regression against direct
-simulation (slr.md §6); quick=True runs the built-in quick subset (about a minute).""")
+simulation (docs/equations/slr_replica.md §6); quick=True runs the built-in quick subset (about a minute).""")
 
 rmt = command(
     "validate rmt",
     """Deterministic equivalent of nonlinear attention and the ridge baseline against Monte
-Carlo on built-in cases (tanh, ReLU; aligned and not; c = 1/2 and 2) (rmt.md §6, §8);
+Carlo on built-in cases (tanh, ReLU; aligned and not; c = 1/2 and 2) (docs/equations/rmt.md §6, §8);
 quick=True: n = 512, 8 draws.""")
 
 __all__ = ["slr", "rmt"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI checks of `saddle mc slr` (spec slr.md §1.5, §6): CSV shape, input errors (exit 2, no
+# CLI checks of `saddle mc slr` (docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6): CSV shape, input errors (exit 2, no
 # stdout), and independence of the results from the thread count.
 set -u
 S="$1"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `saddle rmt hermite|attention|ridge`, `saddle mc rmt` and `saddle validate rmt` (spec rmt.md):
+# `saddle rmt hermite|attention|ridge`, `saddle mc rmt` and `saddle validate rmt` (docs/equations/rmt.md):
 # columns, closed-form values, and bad input -> one line on stderr, exit 2, nothing on stdout.
 # Usage: rmt_cli.sh /path/to/saddle
 set -u
@@ -24,7 +24,7 @@ expect_error "mc gamma 0" mc rmt --gamma 0
 expect_error "mc one draw" mc rmt --draws 1
 expect_error "mc exp kept" mc rmt --activation exp --keep-diagonal
 
-# hermite: closed forms of rmt.md §3.
+# hermite: closed forms of docs/equations/rmt.md §3.
 "$S" rmt hermite --activation tanh,relu,cos --out "$tmp/h.csv" || { echo "FAIL: hermite run"; fail=1; }
 [ "$(grep -v '^#' "$tmp/h.csv" | head -1)" = "activation,a0,a1,a2,nu,sigma2,kappa_d" ] || { echo "FAIL: hermite columns"; fail=1; }
 close "$(col "$tmp/h.csv" a1 2)" 0.5 1e-10 || { echo "FAIL: relu a1"; fail=1; }
@@ -41,7 +41,7 @@ hdr=$(grep -v '^#' "$tmp/a.csv" | head -1)
 [ "$(grep -v '^#' "$tmp/a.csv" | tail -n +2 | awk -F, '$14!=1' | wc -l)" -eq 0 ] || { echo "FAIL: not converged"; fail=1; }
 grep -qi 'nan' "$tmp/a.csv" && { echo "FAIL: NaN in output"; fail=1; }
 close "$(col "$tmp/a.csv" error_ridge 13)" 0.388611792031 1e-10 || { echo "FAIL: error_ridge at gamma=1"; fail=1; }
-# Smoke value of rmt.md §9 (erf, asymmetric W).
+# Smoke value of docs/equations/rmt.md §9 (erf, asymmetric W).
 "$S" rmt attention --c 0.75 --gamma 0.05 --snr 2 --activation erf --wk 1,0.5,0 --wq 1,-0.5,0 \
   --no-progress --out "$tmp/s.csv" || { echo "FAIL: smoke run"; fail=1; }
 close "$(col "$tmp/s.csv" error 1)" 0.1505479599 1e-9 || { echo "FAIL: smoke error $(col "$tmp/s.csv" error 1)"; fail=1; }

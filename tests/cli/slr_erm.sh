@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI checks of `saddle slr erm` and `saddle slr bayes` (spec slr.md §4, §5, §7b): bad input is
+# CLI checks of `saddle slr erm` and `saddle slr bayes` (docs/equations/slr_replica.md §4, §7b, docs/equations/slr_bayes.md §5): bad input is
 # rejected with exit code 2 and no CSV; a small run gives the documented columns, finite values,
 # converged rows, and the L = 1 closed forms (§4.8 ridge for erm, §5 for bayes) within 5e-3.
 set -u

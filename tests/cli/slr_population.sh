@@ -1,5 +1,5 @@
 #!/bin/bash
-# CLI test of `saddle slr population` (spec slr.md §3, §7a): closed-form values in the output,
+# CLI test of `saddle slr population` (docs/equations/slr_population.md §3, §7a): closed-form values in the output,
 # and input validation (exit code 2, one-line error, nothing on stdout).
 set -u
 SADDLE="$1"

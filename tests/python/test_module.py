@@ -35,7 +35,7 @@ def test_linear_attention_closed_form_and_softmax_is_bayes():
     lin = df[df["activation"] == "linear"]
     soft = df[df["activation"] == "softmax"]
     np.testing.assert_allclose(lin["nu"].to_numpy(), nu, rtol=1e-11)
-    expected = L * (L - 1) / (L**2 + nu * (L - 1))  # slr.md §3: linear attention, spiked SLR
+    expected = L * (L - 1) / (L**2 + nu * (L - 1))  # docs/equations/slr_population.md §3: linear attention, spiked SLR
     np.testing.assert_allclose(lin["risk"].to_numpy(), expected, rtol=1e-8)
     # Softmax attention is Bayes-optimal at population level for spiked SLR.
     np.testing.assert_allclose(soft["risk"].to_numpy(), soft["bayes_risk"].to_numpy(), rtol=1e-7)
@@ -47,7 +47,7 @@ def test_ridge_fixture_closed_form():
     lam, delta = 0.3, 0.2
     df = saddle.ridge(alpha=alpha, lambda_=lam, delta=delta)
     assert (df["converged"] == 1).all()
-    # slr.md §4.8: V > 0 root of lam V^2 + (lam + alpha - 1) V - 1 = 0, m = alpha V / (1 + V),
+    # docs/equations/ridge.md §4.8: V > 0 root of lam V^2 + (lam + alpha - 1) V - 1 = 0, m = alpha V / (1 + V),
     # theta = alpha V^2 / (1+V)^2, q = (m^2 + theta (1 - 2m + delta)) / (1 - theta).
     b = lam + alpha - 1
     V = (-b + np.sqrt(b * b + 4 * lam)) / (2 * lam)
