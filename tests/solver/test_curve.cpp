@@ -1,0 +1,137 @@
+// Tests of solver/curve: the curve driver (replicates, mean and s.e., refinement, preferred start,
+// coexistence).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "solver/continuation.hpp"
+#include "solver/curve.hpp"
+#include "solver/fixed_point.hpp"
+
+using namespace saddle;
+
+namespace {
+// x = cos(x) componentwise scaled: fixed point of F(x) = (cos x0, 0.5 cos x1 + 0.1).
+struct CosMap : FixedPointSystem {
+  int dim() const override { return 2; }
+  std::vector<std::string> names() const override { return {"a", "b"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(2);
+    f << std::cos(x[0]), 0.5 * std::cos(x[1]) + 0.1;
+    return f;
+  }
+};
+// F(x) = 1 - 2(x-1) + 0.3(x-1)^3: plain iteration diverges near x = 1 (|F'| = 2 > 1); the
+// only real fixed point is x = 1.
+struct Repelling : FixedPointSystem {
+  double slope;
+  explicit Repelling(double s) : slope(s) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << 1.0 - slope * (x[0] - 1.0) + 0.3 * std::pow(x[0] - 1.0, 3);
+    return f;
+  }
+};
+// A map with two stable fixed points x = +-sqrt(p) (F(x) = x + 0.2 (p x - x^3)); free energy
+// (x^4/4 - p x^2/2) + 0.1 x favours the negative one.
+struct DoubleWell : FixedPointSystem {
+  double p;
+  explicit DoubleWell(double pp) : p(pp) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << x[0] + 0.2 * (p * x[0] - x[0] * x[0] * x[0]);
+    return f;
+  }
+  double free_energy(const Vec& x) const override {
+    return std::pow(x[0], 4) / 4 - p * x[0] * x[0] / 2 + 0.1 * x[0];
+  }
+};
+// A map that flips between two points: never converges, must be flagged stalled.
+struct Flip : FixedPointSystem {
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    Vec f(1);
+    f << (x[0] > 0 ? -1.0 : 1.0);
+    return f;
+  }
+};
+}  // namespace
+
+namespace {
+// F(x) = 0.5 x + b with b = 1 + s_r / 2^level, s_r = (r - 1) / 10: fixed point x_r = 2 b; the
+// replicate spread halves with each refinement level.
+struct Contraction : FixedPointSystem {
+  double b;
+  explicit Contraction(double bb) : b(bb) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override { return Vec::Constant(1, 0.5 * x[0] + b); }
+  Vec observables(const Vec& x) const override { return Vec::Constant(1, x[0] * x[0]); }
+};
+struct ContractionModel : CurveModel {
+  int replicates() const override { return 3; }
+  bool prepare_level(int level) override { return level <= 3; }
+  std::unique_ptr<FixedPointSystem> system(double p, int r, int level) const override {
+    return std::make_unique<Contraction>(p + 0.1 * (r - 1) / std::pow(2.0, level));
+  }
+  int refine_on() const override { return 0; }  // the state x
+};
+struct WellModel : CurveModel {
+  std::unique_ptr<FixedPointSystem> system(double p, int, int) const override {
+    return std::make_unique<DoubleWell>(p);
+  }
+  double free_energy(const CurvePoint& c) const override {
+    return DoubleWell(c.param).free_energy(Vec::Constant(1, c.x[0].mean));
+  }
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override {
+    return std::abs(a.x[0].mean - b.x[0].mean) > 1e-6;
+  }
+};
+}  // namespace
+
+TEST_CASE("Curve driver: replicates, mean and s.e., refinement to a target", "[core][solver]") {
+  ContractionModel model;
+  CurveStart st{"s", Vec::Zero(1), Direction::Forward, true};
+  CurveOptions opt;
+  opt.solver.tol = 1e-13;
+  auto pts = run_curve(model, {1.0, 2.0}, {st}, opt);
+  REQUIRE(pts.size() == 2);
+  for (const auto& p : pts) {
+    CHECK(p.converged);
+    CHECK(p.n_converged == 3);
+    // x_r = 2 (p + 0.1 (r - 1)), r = 0, 1, 2: mean 2p, sd 0.2, s.e. 0.2 / sqrt 3.
+    CHECK(p.x[0].mean == Approx(2.0 * p.param).epsilon(1e-12));
+    CHECK(p.x[0].se == Approx(0.2 / std::sqrt(3.0)).epsilon(1e-9));
+    CHECK(p.values[0].mean == Approx(4.0 * p.param * p.param + 0.04 * 2.0 / 3.0).epsilon(1e-9));
+    CHECK(p.level == 0);
+  }
+  // Target s.e. 0.04: level 2 (s.e. 0.2/sqrt 3/4 = 0.029) is the first below it.
+  opt.target_se = 0.04;
+  opt.max_refine = 3;
+  pts = run_curve(model, {1.0}, {st}, opt);
+  CHECK(pts[0].level == 2);
+  CHECK(pts[0].x[0].se == Approx(0.05 / std::sqrt(3.0)).epsilon(1e-9));
+}
+
+TEST_CASE("Curve driver: preferred start by free energy, coexistence", "[core][solver]") {
+  WellModel model;
+  CurveOptions opt;
+  opt.solver.tol = 1e-12;
+  std::vector<CurveStart> starts{{"up", Vec::Constant(1, 0.5), Direction::Forward, true},
+                                 {"down", Vec::Constant(1, -2.0), Direction::Backward, true}};
+  const std::vector<double> ps{0.5, 1.0, 2.0};
+  auto pts = run_curve(model, ps, starts, opt);
+  REQUIRE(pts.size() == 6);
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const CurvePoint &up = pts[i], &down = pts[ps.size() + i];
+    CHECK(up.x[0].mean == Approx(std::sqrt(ps[i])).epsilon(1e-10));
+    CHECK(down.x[0].mean == Approx(-std::sqrt(ps[i])).epsilon(1e-10));
+    // The tilt +0.1 x favours the negative well; both wells coexist.
+    CHECK_FALSE(up.preferred);
+    CHECK(down.preferred);
+    CHECK(up.coexist);
