@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -72,7 +73,13 @@ Grid make_grid(double lo, double hi, double h) {
   Grid g;
   g.lo = lo;
   g.h = h;
-  g.n = static_cast<int>(std::ceil((hi - lo) / h - 1e-9)) + 1;
+  // inside the documented domain grids stay far below this; the check keeps the int count (and
+  // the memory) bounded if a caller passes something outside it
+  const double n = std::ceil((hi - lo) / h - 1e-9) + 1.0;
+  if (!(n <= 2e8))
+    throw std::invalid_argument("SLR population: a quadrature grid would need " +
+                                std::to_string(n) + " points (more than 2e8)");
+  g.n = static_cast<int>(n);
   if (g.n < 2) g.n = 2;
   return g;
 }
@@ -101,6 +108,12 @@ void check_nu(Task task, double nu) {
   if (std::isnan(nu) || nu < 0) throw std::invalid_argument("SLR population: nu must be >= 0");
   if (task == Task::Spiked && std::isinf(nu))
     throw std::invalid_argument("SLR population: nu = inf is only defined for max-SLR");
+  if (task == Task::Spiked && nu > kPopulationMaxNuSpiked)
+    throw std::invalid_argument("SLR population: spiked nu must be <= 150 (the risks ~e^{-nu/4} "
+                                "lose their relative accuracy beyond)");
+  if (task == Task::Max && std::isfinite(nu) && nu > kPopulationMaxNuMax)
+    throw std::invalid_argument("SLR population: max-SLR nu must be <= 100 or inf (the Laplace "
+                                "grids grow with nu)");
 }
 int max_length(const std::vector<int>& lengths) {
   return *std::max_element(lengths.begin(), lengths.end());
@@ -619,8 +632,9 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
   const double q = m * m + r * r;
   const double sq = std::sqrt(q);
   const int Lmax = max_length(lengths);
-  const double tilt = act == Activation::Softmax ? m : 0.0;  // phi(x) e^{m x} peaks at x = m
-  const double xlo = -acc.x_tail + std::min(0.0, tilt), xhi = acc.x_tail + std::max(0.0, tilt);
+  // x in [-x_tail, x_tail] for every token: the eps* token's a e^{-ta} enters scaled by t,
+  // (ta) e^{-ta} <= 1/e, so x keeps its N(0,1) weight (no tilt towards x = m survives the cut)
+  const double xlo = -acc.x_tail, xhi = acc.x_tail;
   const double hx = std::min(acc.h_x, acc.steep / std::max(am, 1e-300));
   Grid xg = make_grid(xlo, xhi, hx);
   const int nx = xg.n;
@@ -636,10 +650,11 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
       ws[5 * k + 1 + g] = k + 1 < nx ? 0.5 * hx * gl.w[g] * norm_pdf(x) : 0.0;
     }
   }
-  const double typical = act == Activation::Softmax ? m * tilt + 0.5 * q : log_mean_a(act, 0, q);
-  const double t_lo = -std::log(double(Lmax)) - std::max(typical, 0.0) - acc.tail;
+  // t a(m x + r xi) ~ 1 for some |x|, |xi| <= x_tail (as ridge_tau_step); softmax steps along
+  // its straight ridge tau = -m x
+  const double t_lo = -std::log(double(Lmax)) - log_act_a(act, acc.x_tail * (am + r)) - acc.tail;
   const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq - am) + 1.0;
-  Grid tg = make_grid(t_lo, t_hi, acc.h_tau);
+  Grid tg = make_grid(t_lo, t_hi, ridge_tau_step(act, am, Lmax, acc));
   // xi-smoothing
   std::unique_ptr<LambdaTable> lam;
   Grid xig;
@@ -839,18 +854,21 @@ std::shared_ptr<const TiltDensity> compute_tilt_density(double nu, int L,
     }
   } else {
     const double q = nu * nu;
-    const double lo = -std::log(double(L)) - 1.5 * q - acc.tail;
+    // f at x needs t e^{nu x} ~ 1, |x| <= x_tail + 1 (the term is < e^{tau + nu x} below)
+    const double lo = -std::log(double(L)) - nu * (acc.x_tail + 1.0) - acc.tail;
     const double hi = std::log(acc.tail) + nu * (acc.x_tail + 1.0) + 1.0;
     Grid tau = make_grid(lo, hi, acc.h_tau);
     LapTable T = laplace_table(Activation::Softmax, 0.0, q, tau, acc);
     std::vector<double> lt(tau.n);
     for (int i = 0; i < tau.n; ++i) lt[i] = tau.at(i) + (L - 1) * T.logL0[i];
+    constexpr double kLogTiny = -48.35;  // terms below e^{-48.35} = 1e-21 (relative to 1/e) skipped
     for (int k = 0; k < nx; ++k) {
       const double x = D->x.at(k);
       const double enx = nu * x;
       // K(x) = int exp(tau - e^{tau + nu x} + (L-1) log L0) dtau; f = L phi e^{nu x} K.
       double s = 0.0;
-      for (int i = 0; i < tau.n; ++i) {
+      const int i0 = std::max(0, static_cast<int>(std::floor((kLogTiny - enx - tau.lo) / tau.h)));
+      for (int i = i0; i < tau.n; ++i) {
         const double ea = std::exp(tau.at(i) + enx);
         if (ea > kExpUnderflow) break;
         s += std::exp(lt[i] + enx - ea);
@@ -946,6 +964,8 @@ double elementwise_max_B(const PopulationSetting& set, int L, double m, double q
 void check_overlaps(double m_k, double q_k) {
   if (!std::isfinite(m_k) || !std::isfinite(q_k))
     throw std::invalid_argument("SLR population: m_k and q_k must be finite");
+  if (std::abs(m_k) > kPopulationMaxMk || q_k > kPopulationMaxQk)
+    throw std::invalid_argument("SLR population: need |m_k| <= 200 and q_k <= 1e5");
   if (q_k < m_k * m_k * (1.0 - 1e-12) - 1e-300)
     throw std::invalid_argument("SLR population: q_k must be >= m_k^2");
 }
@@ -958,7 +978,10 @@ ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q
   check_lengths(set.lengths);
   check_nu(set.task, set.nu);
   check_overlaps(m_k, q_k);
-  if (!std::isfinite(set.erf_b)) throw std::invalid_argument("SLR population: erf b must be finite");
+  if (!(std::abs(set.erf_b) <= kPopulationMaxErfB))
+    throw std::invalid_argument("SLR population: erf b must be in [-10, 10]");
+  if (set.task == Task::Spiked && std::abs(m_k) * std::sqrt(set.nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
+    throw std::invalid_argument("SLR population: spiked m_k sqrt(nu) must be <= 300");
   q_k = std::max(q_k, m_k * m_k);
   const std::vector<int>& Ls = set.lengths;
   std::vector<ABDetail> per(Ls.size());
@@ -1182,6 +1205,16 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
   const bool is_erf = set.activation == Activation::Erf;
   double m_max = opt.m_k_max;
   if (!(m_max > 0)) m_max = std::isinf(set.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(set.task, set.nu));
+  // the whole search must stay inside the domain (checked before any evaluation)
+  const double m_top = opt.fix_m_k ? std::abs(opt.m_k) : m_max;
+  if (m_top > kPopulationMaxMk || m_top * m_top + opt.dq_k > kPopulationMaxQk)
+    throw std::invalid_argument("optimise_population: need m_k <= 200 and m_k^2 + dq_k <= 1e5");
+  if (set.task == Task::Spiked && std::isfinite(set.nu) &&
+      m_top * std::sqrt(set.nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
+    throw std::invalid_argument("optimise_population: spiked m_k sqrt(nu) must stay <= 300");
+  if (is_erf && !(opt.fix_b ? std::abs(set_in.erf_b) <= kPopulationMaxErfB
+                            : opt.b_max > 0 && opt.b_max <= kPopulationMaxErfB))
+    throw std::invalid_argument("optimise_population: the erf offset must stay in [-10, 10]");
   int evals = 0;
   // Expensive (A, B) evaluations are first bracketed with a coarse quadrature, then polished.
   const bool expensive = normalised(set.activation) && set.task == Task::Max && set.nu > 0;

@@ -19,6 +19,25 @@
 namespace saddle {
 namespace slr {
 
+// Domain of the population computations: inside it every quantity is computed to the stated
+// accuracy in bounded time and memory (the grids grow at most like the largest of sqrt(q_k),
+// m_k sqrt(nu), nu); outside it the functions below throw std::invalid_argument before
+// allocating anything.
+// - spiked nu <= 150: beyond, the Bayes and softmax risks (~e^{-nu/4}, 1e-17 at nu = 150) lose
+//   their relative accuracy in the complements 1 - A, 1 - B (1e-5 at nu = 200, NaN near 1000);
+// - max-SLR finite nu <= 100 (nu = inf is allowed): the finite-nu Laplace grids grow like nu
+//   (softmax) or nu^2 (softplus: about 6 s a point at nu = 50);
+// - m_k <= 200 (2 c_nu, the automatic bound at max-SLR nu = 100) and q_k <= 1e5 (x steps ~ 1/sqrt(q_k)); |erf b| <= 10 (beyond, (1 + erf)^2
+//   underflows where b + chi << 0 and A = 0).
+constexpr double kPopulationMaxNuSpiked = 150.0;
+constexpr double kPopulationMaxNuMax = 100.0;
+constexpr double kPopulationMaxMk = 200.0;
+constexpr double kPopulationMaxQk = 1e5;
+constexpr double kPopulationMaxErfB = 10.0;
+// spiked: the eps* token's mean m_k sqrt(nu) <= 300 (the automatic search reaches 2 nu <= 300;
+// beyond ~340 the tilted Laplace factors underflow and A = 0)
+constexpr double kPopulationMaxSpikedMean = 300.0;
+
 // Quadrature resolution of the §7a reductions. Defaults reach ~1e-10 relative on A, B (the tests
 // compare with refine = 2). All grids are trapezoid rules, exponentially convergent here.
 struct PopulationAccuracy {

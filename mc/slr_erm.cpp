@@ -466,11 +466,16 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
   return data;
 }
 
-double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_k,
-                      double lambda_v, const double* theta, double* grad) {
+// Objective and gradient over samples in parallel with a deterministic reduction: the samples are
+// cut into a fixed number of contiguous blocks (depending on N only, never on the thread count),
+// each block sums its cost and gradient in sample order into its own buffer, and the block
+// partials are added in block order. Any number of threads gives the same bits. Inside an
+// already parallel region (seeds in parallel) the loop runs on the calling thread.
+namespace {
+constexpr int kSamplesPerBlock = 256;
+double block_risk(const SimSetting& set, const Dataset& data, const double* k, const double* v,
+                  int mu0, int mu1, double* gk, double* gv) {
   const int D = data.D;
-  const double* k = theta;
-  const double* v = theta + D;
   const double isd = 1.0 / std::sqrt(double(D));
   const int Lmax = max_length(set);
   double chi[64], z[64], s[64], w[64];
@@ -483,11 +488,8 @@ double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_
     ps = pz + Lmax;
     pw = ps + Lmax;
   }
-  double* gk = grad;
-  double* gv = grad ? grad + D : nullptr;
-  if (grad) std::fill(grad, grad + 2 * D, 0.0);
   double cost = 0;
-  for (int mu = 0; mu < data.N; ++mu) {
+  for (int mu = mu0; mu < mu1; ++mu) {
     const int L = data.length(mu);
     const int t0 = data.offset[mu];
     for (int l = 0; l < L; ++l) {
@@ -498,8 +500,41 @@ double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_
     const double f = attention_forward(set.activation, set.erf_b, L, pchi, pz, ps, pw);
     const double r = data.y[mu] - f;
     cost += 0.5 * r * r;
-    if (grad)  // §6: grad_k = -sum r w_l x_l/sqrt(D), grad_v = -sum r s_l x_l/sqrt(D)
+    if (gk)  // §6: grad_k = -sum r w_l x_l/sqrt(D), grad_v = -sum r s_l x_l/sqrt(D)
       for (int l = 0; l < L; ++l) axpy2(data.row(t0 + l), -r * pw[l] * isd, -r * ps[l] * isd, D, gk, gv);
+  }
+  return cost;
+}
+}  // namespace
+
+double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_k,
+                      double lambda_v, const double* theta, double* grad) {
+  const int D = data.D;
+  const double* k = theta;
+  const double* v = theta + D;
+  double* gk = grad;
+  double* gv = grad ? grad + D : nullptr;
+  if (grad) std::fill(grad, grad + 2 * D, 0.0);
+  const int nblocks = (data.N + kSamplesPerBlock - 1) / kSamplesPerBlock;
+  double cost = 0;
+  if (nblocks <= 1) {
+    cost = block_risk(set, data, k, v, 0, data.N, gk, gv);
+  } else {
+    std::vector<double> bcost(nblocks, 0.0);
+    std::vector<double> bgrad(grad ? static_cast<std::size_t>(nblocks) * 2 * D : 0, 0.0);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int b = 0; b < nblocks; ++b) {
+      const int mu0 = b * kSamplesPerBlock, mu1 = std::min(data.N, mu0 + kSamplesPerBlock);
+      double* g = grad ? &bgrad[static_cast<std::size_t>(b) * 2 * D] : nullptr;
+      bcost[b] = block_risk(set, data, k, v, mu0, mu1, g, g ? g + D : nullptr);
+    }
+    for (int b = 0; b < nblocks; ++b) {  // fixed order
+      cost += bcost[b];
+      if (grad) {
+        const double* g = &bgrad[static_cast<std::size_t>(b) * 2 * D];
+        for (int i = 0; i < 2 * D; ++i) grad[i] += g[i];
+      }
+    }
   }
   double nk = 0, nv = 0;
   for (int i = 0; i < D; ++i) {

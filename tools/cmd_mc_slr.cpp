@@ -38,9 +38,26 @@ struct McSlrCli {
   TablePlot plot;
 };
 
+// Bounds of the direct simulations (issue 15: every count that multiplies is checked before
+// allocating). The training set holds N x L x D doubles, the test set n_test x L x D: each must
+// stay within kMaxEntries (8 GB of doubles); N itself is an int.
+constexpr double kMaxL = 1e6;
+constexpr double kMaxD = 1e7;
+constexpr double kMaxEntries = 1e9;
+
+void check_sizes(double N, int Lmax, int D, const std::string& what) {
+  if (!(N <= 2147483647.0))
+    throw InputError(what + ": N = alpha D = " + fmt(N) + " samples, above 2^31 - 1");
+  const double entries = N * Lmax * double(D);
+  if (!(entries <= kMaxEntries))
+    throw InputError(what + ": N x L x D = " + fmt(entries) + " doubles (" + fmt(entries * 8e-9) +
+                     " GB), above the 1e9 (8 GB) bound");
+}
+
 std::vector<int> parse_lengths(const std::string& text) {
   SweepRules r;
   r.min = 1;
+  r.max = kMaxL;  // checked as a double, before the conversion to int
   r.integer = true;
   const auto v = parse_sweep(text, "L", r);
   std::vector<int> out;
@@ -74,9 +91,12 @@ void run_mc_slr(const McSlrCli& o) {
   const auto deltas = parse_sweep(o.delta, "delta", nonneg);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
   if (!std::isfinite(o.erf_b)) throw InputError("--erf-b must be finite");
-  if (o.D < 4) throw InputError("--D must be >= 4");
-  if (o.seeds < 1) throw InputError("--seeds must be >= 1");
+  if (o.D < 4 || o.D > kMaxD) throw InputError("--D must be in [4, 1e7]");
+  if (o.seeds < 1 || o.seeds > 100000) throw InputError("--seeds must be in [1, 100000]");
   if (o.n_test < 1) throw InputError("--n-test must be >= 1");
+  int Lmax = 1;
+  for (int L : base.lengths) Lmax = std::max(Lmax, L);
+  check_sizes(double(o.n_test), Lmax, o.D, "--n-test");
   const bool population = o.mode == "population";
   if (!population && o.mode != "erm") throw InputError("--mode must be erm or population");
 
@@ -93,8 +113,10 @@ void run_mc_slr(const McSlrCli& o) {
     if (o.max_iter < 1) throw InputError("--max-iter must be >= 1");
     if (!(o.gtol >= 0) || !(o.ftol >= 0)) throw InputError("--gtol and --ftol must be >= 0");
     if (!std::isfinite(o.c0)) throw InputError("--c0 must be finite");
-    for (double a : alphas)
+    for (double a : alphas) {
+      check_sizes(std::round(a * o.D), Lmax, o.D, "--alpha " + fmt(a));  // before lround to int
       if (std::lround(a * o.D) < 1) throw InputError("alpha * D must be >= 1");
+    }
     if (eopt.init == slr::mc::Init::Overlaps) {  // start from prescribed overlaps (single values)
       if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
         throw InputError("--init overlaps needs --m-k, --q-k, --m-v and --q-v");
@@ -336,7 +358,8 @@ void run_validate_slr(const ValidateSlrCli& o) {
       c.D = o.D > 0 ? o.D : 400;
       c.seeds = o.seeds > 0 ? o.seeds : 16;
       c.n_test = o.n_test > 0 ? o.n_test : 20000;
-      if (o.points < 16 || o.replicates < 2) throw InputError("--points >= 16, --replicates >= 2");
+      if (o.points < 16 || o.replicates < 2 || o.points > (1 << 22) || o.replicates > 64)
+        throw InputError("--points in [16, 4194304], --replicates in [2, 64]");
       c.replica_points = o.points;
       c.replica_replicates = o.replicates;
       c.allowance = 1.0 / c.D;
@@ -346,6 +369,11 @@ void run_validate_slr(const ValidateSlrCli& o) {
       throw InputError("--mode must be erm or population (or absent for the built-in cases)");
     }
     if (c.D < 4 || c.seeds < 2 || c.n_test < 1) throw InputError("need D >= 4, seeds >= 2");
+    if (c.D > kMaxD || c.seeds > 100000) throw InputError("need D <= 1e7, seeds <= 100000");
+    int Lmax = 1;
+    for (int L : c.set.lengths) Lmax = std::max(Lmax, L);
+    check_sizes(double(c.n_test), Lmax, c.D, "--n-test");
+    if (c.kind == slr::mc::CaseKind::Erm) check_sizes(std::round(c.alpha * c.D), Lmax, c.D, "--alpha");
     cases.push_back(c);
   }
   const auto rows = slr::mc::run_slr_validation(cases, o.seed);

@@ -23,6 +23,7 @@ struct PopulationCli {
   long mc_samples = 0;
   unsigned long long seed = 1;
   RunOptions run;
+  CLI::Option* L_dist_opt = nullptr;  // to tell an empty --L-dist '' from an absent one
 };
 
 void run_population(const PopulationCli& o) {
@@ -30,6 +31,8 @@ void run_population(const PopulationCli& o) {
   // ---- validate everything before any output
   const auto task_names = parse_names(o.task, "task", {"spiked", "max"});
   const auto act_names = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
+  if (o.L_dist_opt && o.L_dist_opt->count() > 0 && o.L_dist.empty())
+    throw InputError("--L-dist: empty value (give a set of lengths such as 1,2,3, or omit it)");
   const auto laws = parse_length_laws(o.L, o.L_dist, 1e8);
   SweepRules nur;
   nur.min = 0.0;
@@ -37,20 +40,71 @@ void run_population(const PopulationCli& o) {
   const auto nus = parse_sweep(o.nu, "nu", nur);
   bool any_spiked = false;
   for (const auto& t : task_names) any_spiked = any_spiked || t == "spiked";
-  for (double nu : nus)
+  bool any_max = false;
+  for (const auto& t : task_names) any_max = any_max || t == "max";
+  // the documented domain (equations/slr_population.hpp): bounded time and memory, stated accuracy
+  for (double nu : nus) {
     if (std::isinf(nu) && any_spiked) throw InputError("--nu: inf is only allowed for --task max");
-  SweepRules nonneg;
-  nonneg.min = 0.0;
+    if (any_spiked && nu > kPopulationMaxNuSpiked)
+      throw InputError("--nu: " + fmt(nu) + " is above 150, the largest spiked-SLR nu computed to "
+                       "the stated accuracy (the risks ~e^{-nu/4} underflow beyond)");
+    if (any_max && std::isfinite(nu) && nu > kPopulationMaxNuMax)
+      throw InputError("--nu: " + fmt(nu) + " is above 100, the largest finite max-SLR nu (use "
+                       "--nu inf for the limit)");
+  }
+  SweepRules mk_rule;
+  mk_rule.min = 0.0;
+  mk_rule.max = kPopulationMaxMk;
   const bool fix_m = !o.m_k.empty();
-  const auto mks = fix_m ? parse_sweep(o.m_k, "m-k", nonneg) : std::vector<double>{0.0};
+  const auto mks = fix_m ? parse_sweep(o.m_k, "m-k", mk_rule) : std::vector<double>{0.0};
   const bool fix_b = !o.erf_b.empty();
-  SweepRules anyv;
-  const auto bs = fix_b ? parse_sweep(o.erf_b, "erf-b", anyv) : std::vector<double>{0.0};
-  const auto dqs = parse_sweep(o.dq_k, "dq-k", nonneg);
-  if (!(o.m_k_max >= 0) || !std::isfinite(o.m_k_max)) throw InputError("--m-k-max: must be >= 0 (0: automatic)");
-  if (!(o.b_max > 0) || !std::isfinite(o.b_max)) throw InputError("--b-max: must be > 0");
+  SweepRules b_rule;
+  b_rule.min = -kPopulationMaxErfB;
+  b_rule.max = kPopulationMaxErfB;
+  const auto bs = fix_b ? parse_sweep(o.erf_b, "erf-b", b_rule) : std::vector<double>{0.0};
+  SweepRules dq_rule;
+  dq_rule.min = 0.0;
+  dq_rule.max = kPopulationMaxQk;
+  const auto dqs = parse_sweep(o.dq_k, "dq-k", dq_rule);
+  if (!(o.m_k_max >= 0) || !(o.m_k_max <= kPopulationMaxMk))
+    throw InputError("--m-k-max: must be in [0, 200] (0: automatic)");
+  if (!(o.b_max > 0) || !(o.b_max <= kPopulationMaxErfB)) throw InputError("--b-max: must be in (0, 10]");
+  {
+    // q_k = m_k^2 + dq_k over the whole search must stay <= 1e5 (automatic m_k_max: max(10, 2 c_nu))
+    double m_top = 0.0, dq_top = 0.0;
+    for (double dq : dqs) dq_top = std::max(dq_top, dq);
+    if (fix_m) {
+      for (double m : mks) m_top = std::max(m_top, m);
+    } else if (o.m_k_max > 0) {
+      m_top = o.m_k_max;
+    } else {
+      m_top = 10.0;
+      for (const auto& tn : task_names)
+        for (double nu : nus)
+          if (std::isfinite(nu)) m_top = std::max(m_top, 2.0 * slr::c_nu(slr::parse_task(tn), nu));
+    }
+    if (any_spiked)
+      for (double nu : nus)
+        if (const double m_sp = (fix_m || o.m_k_max > 0) ? m_top
+                                                         : std::max(10.0, 2.0 * std::sqrt(nu));
+            std::isfinite(nu) && m_sp * std::sqrt(nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
+          throw InputError("--m-k: spiked m_k sqrt(nu) reaches " + fmt(m_sp * std::sqrt(nu)) +
+                           ", above 300 (the eps* token's mean; the Laplace factors underflow)");
+    if (m_top * m_top + dq_top > kPopulationMaxQk)
+      throw InputError("--dq-k: q_k = m_k^2 + dq_k reaches " + fmt(m_top * m_top + dq_top) +
+                       ", above 1e5 (the key overlap domain)");
+  }
   if (!(o.refine >= 0.25) || !(o.refine <= 8)) throw InputError("--refine: must be in [0.25, 8]");
-  if (o.mc_samples < 0 || o.mc_samples == 1) throw InputError("--mc-samples: must be 0 or >= 2");
+  if (o.mc_samples < 0 || o.mc_samples == 1 || o.mc_samples > 1000000000L)
+    throw InputError("--mc-samples: must be 0 or in [2, 1e9]");
+  if (o.mc_samples > 0) {
+    int Lmax = 1;
+    for (const auto& law : laws)
+      for (int L : law) Lmax = std::max(Lmax, L);
+    if (double(o.mc_samples) * Lmax > 1e10)
+      throw InputError("--mc-samples: samples x L = " + fmt(double(o.mc_samples) * Lmax) +
+                       " token draws, above 1e10");
+  }
 
   struct Point {
     Task task;
@@ -142,8 +196,9 @@ void run_population(const PopulationCli& o) {
       row.push_back(fmt(mc.risk.mean));
       row.push_back(fmt(mc.risk.se));
     }
-    for (const auto& v : row)
-      if (v == "nan" || v == "-nan") throw std::runtime_error("slr population: NaN in the output");
+    for (std::size_t j = 3; j < row.size(); ++j)  // computed columns (nu = inf is an input)
+      if (row[j].find("nan") != std::string::npos || row[j].find("inf") != std::string::npos)
+        throw std::runtime_error("slr population: non-finite " + job.columns[j] + " in the output");
     return std::vector<std::vector<std::string>>{row};
   };
   run_grid(job, o.run);
@@ -158,17 +213,19 @@ void register_slr_population(CLI::App& slr) {
       "Population risk of softmax / linear / erf / softplus attention vs the Bayes risk (docs/equations/slr_population.md §3, §7a)");
   sub->add_option("--task", o->task, "spiked and/or max (comma list)")->capture_default_str();
   sub->add_option("--L", o->L, "Sequence length(s), integer >= 1 (sweepable)")->capture_default_str();
-  sub->add_option("--L-dist", o->L_dist,
+  o->L_dist_opt = sub->add_option("--L-dist", o->L_dist,
                   "Length drawn uniformly from this set (e.g. 1,2,3), one shared (k, v); excludes --L");
-  sub->add_option("--nu", o->nu, "Signal strength nu >= 0 (sweepable; inf for max-SLR)")
+  sub->add_option("--nu", o->nu,
+                  "Signal strength nu >= 0 (sweepable): spiked <= 150, max-SLR <= 100 or inf")
       ->capture_default_str();
   sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
       ->capture_default_str();
   sub->add_option("--m-k", o->m_k,
-                  "Evaluate at this key overlap m_k >= 0 (sweepable) instead of optimising it");
-  sub->add_option("--dq-k", o->dq_k, "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per docs/equations/slr_population.md §3.4)")
+                  "Evaluate at this key overlap m_k in [0, 200] (sweepable) instead of optimising it");
+  sub->add_option("--dq-k", o->dq_k,
+                  "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per docs/equations/slr_population.md §3.4); q_k <= 1e5")
       ->capture_default_str();
-  sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b (sweepable) instead of optimising it");
+  sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b in [-10, 10] (sweepable) instead of optimising it");
   sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation (0: automatic)")
       ->capture_default_str();
   sub->add_option("--b-max", o->b_max, "erf offset searched in [-b_max, b_max]")->capture_default_str();

@@ -47,6 +47,17 @@ bad mc slr --mode population --m-k 1
 bad mc slr --mode population --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
 bad mc slr --delta nan
 bad validate slr --mode erm --activation erf
+# sizes that overflow or cannot fit (issue 15): refused before allocating, naming the size
+bad mc slr --D 8 --alpha 1e9
+bad mc slr --alpha 1073741824.01 --D 4
+bad mc slr --L 4294967297
+bad mc slr --D 1000000000
+bad mc slr --D 100000 --alpha 1000
+bad mc slr --n-test 2000000000
+bad mc slr --seeds 2000000000
+bad validate slr --mode erm --points 2000000000
+bad validate slr --mode erm --replicates 1000000
+bad validate slr --mode population --D 1000000000
 # --init overlaps with q = m^2 builds k = m_k k*, v = m_v v* exactly: with m_v = 1 it is the
 # informed start with c0 = m_k, so the trained results must be identical.
 a=$("$S" mc slr --L 2 --alpha 2 --D 100 --seeds 2 --activation softmax --init informed --c0 1.2 | grep -v '^#' | tail -1 | cut -d, -f16-)

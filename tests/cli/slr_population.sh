@@ -48,10 +48,17 @@ PY
 
 # bad input: exit code 2, an error line, no CSV on stdout
 for args in "--task spiked --nu inf" "--nu -1" "--activation relu" "--L 0" "--L 2.5" \
-            "--L 3 --L-dist 1,2" "--m-k -1" "--m-k nan" "--refine 100"; do
+            "--L 3 --L-dist 1,2" "--m-k -1" "--m-k nan" "--refine 100" \
+            "--task max --nu 50,150" "--task spiked --nu 1e6" "--nu 1e300" "--task max --nu 1e300" \
+            "--m-k 1e6" "--activation erf --m-k 1e150" "--erf-b 1e300,-1e300" "--erf-b 11" \
+            "--dq-k 1e7" "--m-k 100 --dq-k 1e5" "--task spiked --m-k 200 --nu 3" "--m-k-max 1e9" "--b-max 1e300" \
+            "--mc-samples 2000000000" "--L 100000000 --mc-samples 1000"; do
   out=$("$SADDLE" slr population $args --no-progress 2>"$tmp/err"); rc=$?
   [ $rc -eq 2 ] || fail "rc=$rc for '$args'"
   [ -z "$out" ] || fail "stdout not empty for '$args'"
   grep -q "error" "$tmp/err" || fail "no error message for '$args'"
 done
+# an empty --L-dist is an error, not an absent option (issue 15)
+out=$("$SADDLE" slr population --L-dist '' --no-progress 2>"$tmp/err"); rc=$?
+[ $rc -eq 2 ] && [ -z "$out" ] && grep -q "^saddle: error: --L-dist" "$tmp/err" || fail "--L-dist ''"
 echo "slr_population CLI tests passed"

@@ -314,3 +314,49 @@ TEST_CASE("slr population: bad input throws", "[slr][population]") {
   CHECK(parse_task("max") == Task::Max);
   CHECK(to_string(Activation::Softplus) == "softplus");
 }
+
+TEST_CASE("slr population: max-SLR at large nu (closed forms, limits, domain)", "[slr][population]") {
+  // At m_k = c_nu = nu, q_k = nu^2 the softmax weights are the posterior p, so B = E sum p_l s_l
+  // equals A = E sum s_l^2 (Prop. 4.2): the 2-D finite-nu B (S30, ridge-aligned grid) against the
+  // independent 1-D A. Also at L = 1000 (the large-L step shrink) and with key noise (q > m^2 is
+  // not Bayes, so only A(q) vs its own value: skipped).
+  for (double nu : {20.0, 50.0, 100.0})
+    for (int L : {2, 3, 1000}) {
+      INFO("nu=" << nu << " L=" << L);
+      const auto ab = population_AB_detail(setting(Task::Max, {L}, nu, Activation::Softmax), nu,
+                                           nu * nu, PopulationAccuracy{});
+      CHECK(ab.B == Approx(ab.A).epsilon(2e-9));
+      CHECK(ab.cB == Approx(ab.cA).epsilon(1e-6));  // 1 - B = 1 - A = E_Bayes ~ 1/nu
+    }
+  // L = 2: E_Bayes = 2 E[sig(u) sig(-u)], u ~ N(0, 2 nu^2) (§3.6), by a plain trapezoid in u
+  // (the integrand has width ~1 in u, tiny against the Gaussian scale); ~ 1/(sqrt(pi) nu) for
+  // large nu.
+  for (double nu : {30.0, 100.0}) {
+    const double sd = std::sqrt(2.0) * nu, h = 1e-3;
+    double s = 0.0;
+    for (double u = -60.0; u <= 60.0; u += h)
+      s += 2.0 * sigmoid(u) * sigmoid(-u) * std::exp(-0.5 * u * u / (sd * sd)) / (std::sqrt(2 * M_PI) * sd);
+    s *= h;
+    INFO("nu=" << nu);
+    CHECK(bayes_risk(Task::Max, {2}, nu) == Approx(s).epsilon(1e-8));
+    CHECK(nu * s * std::sqrt(M_PI) == Approx(1.0).epsilon(0.5 / (nu * nu) + 1e-3));
+  }
+  // Linear attention (S12) at nu = 50: E_lin = 1 - (1 + mu_1^2)/L with mu_1 = nu E_Bayes (Stein),
+  // against the optimiser, whose B uses the tilt density (another route).
+  {
+    const double nu = 50.0;
+    const auto lin = optimise_population(setting(Task::Max, {3}, nu, Activation::Linear), {});
+    const double mu1 = nu * bayes_risk(Task::Max, {3}, nu);
+    CHECK(lin.risk == Approx(1.0 - (1.0 + mu1 * mu1) / 3.0).epsilon(1e-8));
+    CHECK(lin.m_k == Approx(mu1).margin(1e-5));
+  }
+  // The domain: outside it the functions refuse before allocating.
+  CHECK_THROWS_AS(population_AB(setting(Task::Max, {3}, 1e300, Activation::Softmax), 1.0, 1.0),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(population_AB(setting(Task::Spiked, {3}, 1e6, Activation::Softmax), 1.0, 1.0),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(population_AB(setting(Task::Max, {3}, 2.0, Activation::Erf), 1e150, 1e300),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(population_AB(setting(Task::Max, {3}, 2.0, Activation::Erf, 1e300), 1.0, 1.0),
+                  std::invalid_argument);
+}
