@@ -405,7 +405,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
       pos = line.find(',', pos);
       if (pos != std::string::npos) ++pos;
     }
-    return pos != std::string::npos && line.compare(pos, 2, "0,") == 0;
+    // The field is exactly "0" (it may be the last one, with no ',' after it).
+    return pos != std::string::npos && line.compare(pos, line.find(',', pos) - pos, "0") == 0;
   };
   std::size_t n_unconverged = 0;
   for (const auto& l : previous) n_unconverged += unconverged(l);
