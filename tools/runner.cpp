@@ -405,8 +405,9 @@ void run_grid(const GridJob& job, const RunOptions& r) {
       pos = line.find(',', pos);
       if (pos != std::string::npos) ++pos;
     }
-    // The field is exactly "0" (it may be the last one, with no ',' after it).
-    return pos != std::string::npos && line.compare(pos, line.find(',', pos) - pos, "0") == 0;
+    if (pos == std::string::npos) return false;
+    const std::size_t end = line.find(',', pos);
+    return line.compare(pos, end == std::string::npos ? std::string::npos : end - pos, "0") == 0;
   };
   std::size_t n_unconverged = 0;
   for (const auto& l : previous) n_unconverged += unconverged(l);
