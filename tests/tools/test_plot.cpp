@@ -1,0 +1,85 @@
+// Unit tests of the CSV reader (tools/plot.hpp read_csv): what it keeps of a saddle CSV and what
+// it refuses. Each file is written here by hand, so the expected fields are known.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "tools/cli_common.hpp"
+#include "tools/plot.hpp"
+
+using namespace saddle;
+using Catch::Matchers::Contains;
+
+namespace {
+// A file under the temp directory, removed when the object goes out of scope.
+struct TempCsv {
+  std::filesystem::path path;
+  explicit TempCsv(const std::string& text) {
+    static int n = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("saddle_test_read_csv_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".csv");
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+  }
+  ~TempCsv() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  std::string str() const { return path.string(); }
+};
+}  // namespace
+
+TEST_CASE("read_csv: a well-formed file", "[tools][csv]") {
+  TempCsv f(
+      "# saddle 1.2.3\n# command: saddle ridge --alpha 1,2\n# solver: tol=1e-10\n"
+      "alpha,lambda,error\n1,0.1,0.5\n2,0.1,0.25\n# timing: 2 rows, 0.001 s\n");
+  const CsvData d = read_csv(f.str());
+  CHECK(d.comments == std::vector<std::string>{"# saddle 1.2.3", "# command: saddle ridge --alpha 1,2",
+                                               "# solver: tol=1e-10"});
+  CHECK(d.columns == std::vector<std::string>{"alpha", "lambda", "error"});
+  REQUIRE(d.rows.size() == 2);
+  CHECK(d.rows[0] == std::vector<std::string>{"1", "0.1", "0.5"});
+  CHECK(d.rows[1] == std::vector<std::string>{"2", "0.1", "0.25"});
+  CHECK(d.col("alpha") == 0);
+  CHECK(d.col("error") == 2);
+  CHECK(d.col("missing") == -1);
+}
+
+TEST_CASE("read_csv: '#' lines after the header, blank lines, CRLF, empty fields", "[tools][csv]") {
+  TempCsv f("# saddle x\r\na,b\r\n\r\n1,2\r\n# a comment between rows\r\n3,\r\n,\r\n");
+  const CsvData d = read_csv(f.str());
+  CHECK(d.comments == std::vector<std::string>{"# saddle x"});  // only those before the header
+  CHECK(d.columns == std::vector<std::string>{"a", "b"});
+  CHECK(d.rows == std::vector<std::vector<std::string>>{{"1", "2"}, {"3", ""}, {"", ""}});
+}
+
+TEST_CASE("read_csv: header only (no rows) is a valid empty table", "[tools][csv]") {
+  TempCsv f("# saddle 1\nalpha,error\n");
+  const CsvData d = read_csv(f.str());
+  CHECK(d.columns.size() == 2);
+  CHECK(d.rows.empty());
+}
+
+TEST_CASE("read_csv: malformed rows, empty and foreign files are InputError", "[tools][csv]") {
+  {
+    TempCsv f("# saddle 1\na,b,c\n1,2,3\n4,5\n");  // a short row
+    CHECK_THROWS_AS(read_csv(f.str()), InputError);
+    CHECK_THROWS_WITH(read_csv(f.str()), Contains("2 fields") && Contains("3"));
+  }
+  {
+    TempCsv f("# saddle 1\na,b\n1,2,3\n");  // a long row
+    CHECK_THROWS_AS(read_csv(f.str()), InputError);
+  }
+  for (const char* text : {"", "\n\n", "# saddle 1\n# only comments\n", "a,b\n1,2\n",
+                           "# made by something else\na,b\n1,2\n", "#saddle 1\na,b\n"}) {
+    INFO("file '" << text << "'");
+    TempCsv f(text);
+    CHECK_THROWS_AS(read_csv(f.str()), InputError);
+  }
+  CHECK_THROWS_AS(read_csv("/nonexistent-dir-of-saddle-tests/none.csv"), InputError);
+}
