@@ -135,3 +135,6 @@ TEST_CASE("Curve driver: preferred start by free energy, coexistence", "[core][s
     CHECK_FALSE(up.preferred);
     CHECK(down.preferred);
     CHECK(up.coexist);
+    CHECK(down.coexist);
+  }
+}

@@ -137,9 +137,6 @@ TEST_CASE("A limit cycle is flagged as stalled, not converged", "[core][solver]"
   CHECK(r.x[0] == Approx(0.0).margin(1e-12));  // mean of the last 20 iterates of +-1
 }
 
-    CHECK(down.coexist);
-  }
-}
 
 namespace {
 // F(x) = cos(x) componentwise with its Jacobian diag(-sin x): Newton converges quadratically.
