@@ -22,26 +22,22 @@ FieldSampler::FieldSampler(Task task, std::vector<int> lengths, double nu, doubl
     throw std::invalid_argument("FieldSampler: delta must be finite and >= 0");
 }
 
-int FieldSampler::draw_L(std::mt19937_64& rng) const {
+int FieldSampler::draw_L(Rng& rng) const {
   if (lengths_.size() == 1) return lengths_[0];
-  std::uniform_int_distribution<std::size_t> pick(0, lengths_.size() - 1);
-  return lengths_[pick(rng)];
+  return lengths_[rng.below(static_cast<int>(lengths_.size()))];
 }
 
-void FieldSampler::draw(std::mt19937_64& rng, FieldDraw& out) const {
+void FieldSampler::draw(Rng& rng, FieldDraw& out) const {
   draw_length(rng, draw_L(rng), out);
 }
 
-void FieldSampler::draw_length(std::mt19937_64& rng, int L, FieldDraw& out) const {
-  std::normal_distribution<double> N01(0.0, 1.0);
-  std::uniform_real_distribution<double> U01(0.0, 1.0);
+void FieldSampler::draw_length(Rng& rng, int L, FieldDraw& out) const {
   out.L = L;
   out.chi_star.resize(L);
   out.z_star.resize(L);
-  for (int l = 0; l < L; ++l) out.chi_star[l] = N01(rng);
+  for (int l = 0; l < L; ++l) out.chi_star[l] = rng.normal();
   if (task_ == Task::Spiked) {
-    std::uniform_int_distribution<int> pick(0, L - 1);
-    out.eps = pick(rng);
+    out.eps = rng.below(L);
     out.chi_star[out.eps] += std::sqrt(nu_);
   } else if (std::isinf(nu_)) {
     out.eps = static_cast<int>(std::max_element(out.chi_star.begin(), out.chi_star.end()) -
@@ -51,7 +47,7 @@ void FieldSampler::draw_length(std::mt19937_64& rng, int L, FieldDraw& out) cons
     double mx = *std::max_element(out.chi_star.begin(), out.chi_star.end());
     double tot = 0.0;
     for (int l = 0; l < L; ++l) tot += std::exp(nu_ * (out.chi_star[l] - mx));
-    const double u = U01(rng) * tot;
+    const double u = rng.uniform() * tot;
     double acc = 0.0;
     out.eps = L - 1;
     for (int l = 0; l < L; ++l) {
@@ -62,9 +58,9 @@ void FieldSampler::draw_length(std::mt19937_64& rng, int L, FieldDraw& out) cons
       }
     }
   }
-  for (int l = 0; l < L; ++l) out.z_star[l] = N01(rng);
+  for (int l = 0; l < L; ++l) out.z_star[l] = rng.normal();
   out.y = out.z_star[out.eps];
-  if (delta_ > 0) out.y += std::sqrt(delta_) * N01(rng);
+  if (delta_ > 0) out.y += std::sqrt(delta_) * rng.normal();
 }
 
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p) {

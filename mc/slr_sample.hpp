@@ -5,10 +5,10 @@
 // Reusable by the replica, state-evolution and Monte Carlo modules.
 #pragma once
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "equations/slr_model.hpp"
+#include "mc/random.hpp"
 
 namespace saddle {
 namespace slr {
@@ -30,10 +30,10 @@ class FieldSampler {
   // §1.5 field-space recipe: spiked: eps* uniform, chi* = zeta + sqrt(nu) e_{eps*}; max:
   // chi* ~ N(0, I_L), eps* = min{l : sum_{j<=l} p_j >= U}, p = softmax(nu chi*) (argmax at
   // nu = inf); z* ~ N(0, I_L) independent; y = z*_{eps*} + sqrt(Delta) xi0.
-  void draw(std::mt19937_64& rng, FieldDraw& out) const;
+  void draw(Rng& rng, FieldDraw& out) const;
   // Draw with a given length L.
-  void draw_length(std::mt19937_64& rng, int L, FieldDraw& out) const;
-  int draw_L(std::mt19937_64& rng) const;
+  void draw_length(Rng& rng, int L, FieldDraw& out) const;
+  int draw_L(Rng& rng) const;
 
   Task task() const { return task_; }
   double nu() const { return nu_; }
