@@ -284,51 +284,6 @@ void check_setting(const SimSetting& set) {
   if (!std::isfinite(set.erf_b)) throw std::invalid_argument("erf offset b must be finite");
 }
 
-double attention_forward(Activation act, double erf_b, int L, const double* chi, const double* z,
-                         double* s, double* w) {
-  double f = 0;
-  switch (act) {
-    case Activation::Linear: {  // a(x) = 1 + x, w = z (§2)
-      for (int l = 0; l < L; ++l) {
-        s[l] = 1.0 + chi[l];
-        w[l] = z[l];
-        f += s[l] * z[l];
-      }
-      return f;
-    }
-    case Activation::Erf: {  // a(x) = 1 + erf(b + x), a' = (2/sqrt(pi)) e^{-(b+x)^2}
-      const double c = 2.0 / std::sqrt(kPi);
-      for (int l = 0; l < L; ++l) {
-        const double u = erf_b + chi[l];
-        s[l] = 1.0 + std::erf(u);
-        w[l] = z[l] * c * std::exp(-u * u);
-        f += s[l] * z[l];
-      }
-      return f;
-    }
-    case Activation::Softmax: {  // s = softmax(chi), w = s (z - zbar)
-      softmax(chi, s, L);
-      for (int l = 0; l < L; ++l) f += s[l] * z[l];
-      for (int l = 0; l < L; ++l) w[l] = s[l] * (z[l] - f);
-      return f;
-    }
-    case Activation::Softplus: {  // s = sp(chi)/T, w = (z - zbar) sigmoid(chi) / T
-      double T = 0;
-      for (int l = 0; l < L; ++l) {
-        s[l] = log1p_exp(chi[l]);
-        T += s[l];
-      }
-      for (int l = 0; l < L; ++l) {
-        s[l] /= T;
-        f += s[l] * z[l];
-      }
-      for (int l = 0; l < L; ++l) w[l] = (z[l] - f) * sigmoid(chi[l]) / T;
-      return f;
-    }
-  }
-  return f;
-}
-
 Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index) {
   if (D < 2) throw std::invalid_argument("D must be >= 2");
   Teacher T;

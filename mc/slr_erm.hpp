@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "equations/slr_activation.hpp"
 #include "equations/slr_model.hpp"
 
 namespace saddle {
@@ -33,11 +34,7 @@ struct SimSetting {
 // delta < 0, NaN, ...).
 void check_setting(const SimSetting& set);
 
-// ---------------------------------------------------------------------------------------------
-// Predictor (S5) and its chi-gradient (§2): given chi, z in R^L fills s = sigma(chi) and
-// w = J^T z (gradient of s.z in chi); returns f = s.z.
-double attention_forward(Activation act, double erf_b, int L, const double* chi, const double* z,
-                         double* s, double* w);
+// The predictor (S5) and its chi-gradient (§2): slr::attention_forward, equations/slr_activation.hpp.
 
 // ---------------------------------------------------------------------------------------------
 // Teacher and data (feature space, §1.5).

@@ -1,4 +1,4 @@
-// Field-space SLR teacher sampling (spec slr.md §1.5) and the activations of §2.
+// Field-space SLR teacher sampling (spec slr.md §1.5) and the location posterior (S9).
 #include "mc/slr_sample.hpp"
 
 #include <algorithm>
@@ -72,29 +72,6 @@ void location_posterior(Task task, double nu, const double* chi_star, int L, dou
   const double c = c_nu(task, nu);
   for (int l = 0; l < L; ++l) p[l] = c * chi_star[l];
   softmax(p, p, static_cast<std::size_t>(L));
-}
-
-void attention_weights(Activation act, double erf_b, const double* chi, int L, double* s) {
-  switch (act) {
-    case Activation::Softmax:
-      softmax(chi, s, static_cast<std::size_t>(L));
-      return;
-    case Activation::Linear:
-      for (int l = 0; l < L; ++l) s[l] = 1.0 + chi[l];
-      return;
-    case Activation::Erf:
-      for (int l = 0; l < L; ++l) s[l] = std::erfc(-(erf_b + chi[l]));  // 1 + erf(b + chi)
-      return;
-    case Activation::Softplus: {
-      double tot = 0.0;
-      for (int l = 0; l < L; ++l) {
-        s[l] = log1p_exp(chi[l]);
-        tot += s[l];
-      }
-      for (int l = 0; l < L; ++l) s[l] /= tot;
-      return;
-    }
-  }
 }
 
 }  // namespace slr

@@ -1,12 +1,13 @@
 // Field-space sampling of the SLR teacher (spec slr.md §1.2-§1.5): location eps*, teacher fields
 // chi*, z* in R^L and the label y (S4), for spiked-SLR and max-SLR (finite nu: eps* by inverse
 // cdf of softmax(nu chi*); nu = inf: argmax), with a length drawn uniformly from a set.
-// Also the activations s = sigma(chi) of §2 and the Bayes posterior p = softmax(c_nu chi*) (S9).
+// Also the Bayes posterior p = softmax(c_nu chi*) (S9).
 // Reusable by the replica, state-evolution and Monte Carlo modules.
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "equations/slr_activation.hpp"
 #include "equations/slr_model.hpp"
 #include "mc/random.hpp"
 
@@ -51,9 +52,7 @@ class FieldSampler {
 // nu = inf.
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p);
 
-// Attention weights s = sigma(chi) of §2 (softmax with max subtracted; 1 + chi; 1 + erf(b + chi);
-// normalised softplus).
-void attention_weights(Activation act, double erf_b, const double* chi, int L, double* s);
+// The attention weights s = sigma(chi) of §2: attention_weights (equations/slr_activation.hpp).
 
 }  // namespace slr
 }  // namespace saddle
