@@ -20,6 +20,7 @@
 
 #include "integrators/special.hpp"
 #include "mc/random.hpp"
+#include "mc/slr_sample.hpp"
 #include "solver/interrupt.hpp"
 
 namespace saddle {
@@ -151,27 +152,6 @@ void scale_to_norm(std::vector<double>& a, double norm) {
 void orthogonalise(std::vector<double>& a, const std::vector<const std::vector<double>*>& basis) {
   for (int pass = 0; pass < 2; ++pass)
     for (const auto* b : basis) axpy(-dot(a, *b) / dot(*b, *b), *b, a);
-}
-
-// Location eps* (0-based) of max-SLR given chi* (§1.5): inverse cdf of softmax(nu chi*), argmax
-// at nu = inf.
-int draw_max_location(int L, const double* chistar, double nu, double U) {
-  if (std::isinf(nu)) return static_cast<int>(std::max_element(chistar, chistar + L) - chistar);
-  double p[64];
-  std::vector<double> big;
-  double* pp = p;
-  if (L > 64) {
-    big.resize(L);
-    pp = big.data();
-  }
-  for (int l = 0; l < L; ++l) pp[l] = nu * chistar[l];
-  softmax(pp, pp, L);
-  double c = 0;
-  for (int l = 0; l < L; ++l) {
-    c += pp[l];
-    if (c >= U) return l;
-  }
-  return L - 1;  // U within rounding of 1
 }
 
 // Bayes predictor (S9): sum_l p_l z*_l with p = softmax(c_nu chi*) (one-hot argmax at c = inf).

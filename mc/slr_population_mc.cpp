@@ -123,21 +123,8 @@ PopulationMcResult population_mc(const PopulationSetting& set, double m_k, doubl
         chis[l] = c * isD;
         zs[l] = zz * isD;
       }
-      if (set.task == Task::Max) {
-        location_posterior(set.task, set.nu, chis.data(), L, p.data());
-        const double u = rng.uniform();
-        double acc = 0;
-        eps = L - 1;
-        for (int l = 0; l < L; ++l) {
-          acc += p[l];
-          if (acc >= u) {
-            eps = l;
-            break;
-          }
-        }
-      } else {
-        location_posterior(set.task, set.nu, chis.data(), L, p.data());
-      }
+      if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, rng.uniform());
+      location_posterior(set.task, set.nu, chis.data(), L, p.data());
       double y = zs[eps];
       if (opt.delta > 0) y += std::sqrt(opt.delta) * rng.normal();
       chi.resize(L);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "integrators/special.hpp"
 
@@ -39,28 +40,32 @@ void FieldSampler::draw_length(Rng& rng, int L, FieldDraw& out) const {
   if (task_ == Task::Spiked) {
     out.eps = rng.below(L);
     out.chi_star[out.eps] += std::sqrt(nu_);
-  } else if (std::isinf(nu_)) {
-    out.eps = static_cast<int>(std::max_element(out.chi_star.begin(), out.chi_star.end()) -
-                               out.chi_star.begin());
   } else {
-    // inverse cdf of p = softmax(nu chi*)
-    double mx = *std::max_element(out.chi_star.begin(), out.chi_star.end());
-    double tot = 0.0;
-    for (int l = 0; l < L; ++l) tot += std::exp(nu_ * (out.chi_star[l] - mx));
-    const double u = rng.uniform() * tot;
-    double acc = 0.0;
-    out.eps = L - 1;
-    for (int l = 0; l < L; ++l) {
-      acc += std::exp(nu_ * (out.chi_star[l] - mx));
-      if (acc >= u) {
-        out.eps = l;
-        break;
-      }
-    }
+    const double U = std::isinf(nu_) ? 1.0 : rng.uniform();  // the argmax needs no uniform
+    out.eps = draw_max_location(L, out.chi_star.data(), nu_, U);
   }
   for (int l = 0; l < L; ++l) out.z_star[l] = rng.normal();
   out.y = out.z_star[out.eps];
   if (delta_ > 0) out.y += std::sqrt(delta_) * rng.normal();
+}
+
+int draw_max_location(int L, const double* chi_star, double nu, double U) {
+  if (std::isinf(nu)) return static_cast<int>(std::max_element(chi_star, chi_star + L) - chi_star);
+  double buf[64];
+  std::vector<double> big;
+  double* p = buf;
+  if (L > 64) {
+    big.resize(L);
+    p = big.data();
+  }
+  for (int l = 0; l < L; ++l) p[l] = nu * chi_star[l];
+  softmax(p, p, static_cast<std::size_t>(L));
+  double c = 0;
+  for (int l = 0; l < L; ++l) {
+    c += p[l];
+    if (c >= U) return l;
+  }
+  return L - 1;  // U within rounding of 1
 }
 
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p) {

@@ -48,6 +48,11 @@ class FieldSampler {
   double delta_;
 };
 
+// Location eps* (0-based) of max-SLR given chi* (§1.2, §1.5): the smallest l with
+// sum_{j<=l} p_j >= U, p = softmax(nu chi*), for U uniform on (0, 1); argmax at nu = inf. The one
+// max-SLR location draw of every simulation (field space and feature space).
+int draw_max_location(int L, const double* chi_star, double nu, double U);
+
 // Bayes posterior of the location (§3.4): p = softmax(c_nu chi*), one-hot argmax for max-SLR at
 // nu = inf.
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p);
