@@ -172,16 +172,12 @@ SimSummary simulate(const SimSetting& s) {
   const std::size_t M = s.models.size(), G = s.gammas.size();
   // Mean and s.e. (sd / sqrt(draws)) of x(draw, model, gamma), summed in draw order.
   auto stat = [&](auto x) {
-    std::vector<std::vector<Stat>> out(M, std::vector<Stat>(G));
+    std::vector<std::vector<Estimate>> out(M, std::vector<Estimate>(G));
+    std::vector<double> v(draws.size());
     for (std::size_t m = 0; m < M; ++m)
       for (std::size_t k = 0; k < G; ++k) {
-        double mean = 0.0;
-        for (const auto& d : draws) mean += x(d, m, k);
-        mean /= s.draws;
-        double var = 0.0;
-        for (const auto& d : draws) var += (x(d, m, k) - mean) * (x(d, m, k) - mean);
-        out[m][k].mean = mean;
-        out[m][k].se = s.draws > 1 ? std::sqrt(var / (s.draws - 1) / s.draws) : 0.0;
+        for (std::size_t d = 0; d < draws.size(); ++d) v[d] = x(draws[d], m, k);
+        out[m][k] = summarize(v);
       }
     return out;
   };

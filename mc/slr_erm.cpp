@@ -552,17 +552,9 @@ Summary summarize_seeds(std::vector<SeedResult> results) {
   Summary S;
   S.seeds = static_cast<int>(results.size());
   auto stat = [&](auto get) {
-    Stat st;
-    const int n = S.seeds;
-    if (n == 0) return st;
-    double m = 0;
-    for (const auto& r : results) m += get(r);
-    m /= n;
-    double v = 0;
-    for (const auto& r : results) v += (get(r) - m) * (get(r) - m);
-    st.mean = m;
-    st.se = n > 1 ? std::sqrt(v / (n - 1) / n) : 0.0;
-    return st;
+    std::vector<double> v;
+    for (const auto& r : results) v.push_back(get(r));
+    return summarize(v);
   };
   S.m_k = stat([](const SeedResult& r) { return r.m_k; });
   S.q_k = stat([](const SeedResult& r) { return r.q_k; });

@@ -15,6 +15,7 @@
 
 #include "equations/slr_activation.hpp"
 #include "equations/slr_model.hpp"
+#include "integrators/estimate.hpp"
 
 namespace saddle {
 namespace slr {
@@ -134,14 +135,11 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
                                double q_v, int n_test, std::uint64_t seed, std::uint64_t index);
 
 // Mean and standard error over seeds of each reported quantity.
-struct Stat {
-  double mean = 0, se = 0;
-};
 struct Summary {
   int seeds = 0;
-  Stat m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
+  Estimate m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
       iterations, seconds;
-  Stat q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
+  Estimate q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
   int converged = 0;  // number of seeds whose L-BFGS converged
   // Standard errors of e_test, e_bayes from all test samples pooled (population mode: the risk
   // does not depend on the teacher draw, so the pooled samples are i.i.d.).

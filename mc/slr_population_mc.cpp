@@ -20,8 +20,8 @@ struct Acc {
     s2 += x * x;
     ++n;
   }
-  McValue value() const {
-    McValue v;
+  Estimate value() const {  // se = sample sd / sqrt(n), from the moments
+    Estimate v;
     v.mean = s / n;
     const double var = std::max(0.0, (s2 - s * s / n) / (n - 1));
     v.se = std::sqrt(var / n);

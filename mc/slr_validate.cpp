@@ -340,7 +340,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
       struct Q {
         const char* name;
         const Estimate* th;
-        const Stat* st;
+        const Estimate* st;
       };
       const Q qs[] = {{"m_k", &p.m_k, &S.m_k},
                       {"q_k", &p.q_k, &S.q_k},

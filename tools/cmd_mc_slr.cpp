@@ -202,9 +202,9 @@ void run_mc_slr(const McSlrCli& o) {
       return row;
     };
     auto row = common("all", S.seeds);
-    std::vector<const slr::mc::Stat*> st = {&S.m_k,       &S.q_k,        &S.m_v,    &S.q_v,
-                                            &S.kv_star,   &S.vk_star,    &S.kv,     &S.train_mse,
-                                            &S.train_loss, &S.e_test,    &S.e_bayes};
+    std::vector<const Estimate*> st = {&S.m_k,        &S.q_k,     &S.m_v,      &S.q_v,
+                                      &S.kv_star,    &S.vk_star, &S.kv,       &S.train_mse,
+                                      &S.train_loss, &S.e_test,  &S.e_bayes};
     if (probe) st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread});
     for (const auto* x : st) {
       row.push_back(fmt(x->mean));
