@@ -21,14 +21,11 @@ namespace saddle {
 namespace slr {
 namespace mc {
 
-// The data law and the predictor (everything but the sizes).
-struct SimSetting {
-  Task task = Task::Spiked;
-  std::vector<int> lengths{2};  // L uniform on this set (one element: fixed L)
-  double nu = 1.0;              // signal strength; +inf allowed for max-SLR
-  double delta = 0.0;           // noise variance Delta (S4)
-  Activation activation = Activation::Softmax;
-  double erf_b = 0.0;           // erf offset b (fixed hyperparameter)
+// The data law and the predictor (everything but the sizes): the SLR setting of the population
+// equations (task, length law, nu (+inf allowed for max-SLR), activation, erf offset b) and the
+// label noise variance Delta (S4).
+struct SimSetting : PopulationSetting {
+  double delta = 0.0;
 };
 
 // Throws std::invalid_argument on an inconsistent setting (L < 1, nu < 0, nu = inf for spiked,
