@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "integrators/special.hpp"
+#include "mc/random.hpp"
 #include "solver/interrupt.hpp"
 
 namespace saddle {
@@ -53,53 +54,6 @@ void validate_setting(const SimSetting& s) {
     throw std::invalid_argument("the diagonal can only be kept for finite kappa_d (not exp)");
 }
 
-namespace {
-
-// xoshiro256** seeded by splitmix64 from (seed, draw, stream): reproducible on every platform.
-class Rng {
- public:
-  Rng(std::uint64_t seed, std::uint64_t draw, std::uint64_t stream) {
-    std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL ^ (draw + 1) * 0xBF58476D1CE4E5B9ULL ^
-                      (stream + 1) * 0x94D049BB133111EBULL;
-    for (auto& v : s_) v = splitmix(x);
-  }
-  std::uint64_t next() {
-    const std::uint64_t r = rotl(s_[1] * 5, 7) * 9, t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return r;
-  }
-  double uniform() { return ((next() >> 11) + 0.5) * 0x1.0p-53; }  // in (0, 1)
-  double normal() {                                                 // Box-Muller
-    if (has_) {
-      has_ = false;
-      return spare_;
-    }
-    double r = std::sqrt(-2.0 * std::log(uniform())), th = 2.0 * kPi * uniform();
-    spare_ = r * std::sin(th);
-    has_ = true;
-    return r * std::cos(th);
-  }
-  double sign() { return (next() >> 63) ? 1.0 : -1.0; }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static std::uint64_t splitmix(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t s_[4];
-  double spare_ = 0.0;
-  bool has_ = false;
-};
-
-}  // namespace
 
 void spectral_errors(const Eigen::MatrixXd& Phi, const Eigen::VectorXd& y,
                      const std::vector<double>& gammas, std::vector<double>& error,
@@ -221,16 +175,12 @@ SimSummary simulate(const SimSetting& s) {
   const std::size_t M = s.models.size(), G = s.gammas.size();
   // Mean and s.e. (sd / sqrt(draws)) of x(draw, model, gamma), summed in draw order.
   auto stat = [&](auto x) {
-    std::vector<std::vector<Stat>> out(M, std::vector<Stat>(G));
+    std::vector<std::vector<Estimate>> out(M, std::vector<Estimate>(G));
+    std::vector<double> v(draws.size());
     for (std::size_t m = 0; m < M; ++m)
       for (std::size_t k = 0; k < G; ++k) {
-        double mean = 0.0;
-        for (const auto& d : draws) mean += x(d, m, k);
-        mean /= s.draws;
-        double var = 0.0;
-        for (const auto& d : draws) var += (x(d, m, k) - mean) * (x(d, m, k) - mean);
-        out[m][k].mean = mean;
-        out[m][k].se = s.draws > 1 ? std::sqrt(var / (s.draws - 1) / s.draws) : 0.0;
+        for (std::size_t d = 0; d < draws.size(); ++d) v[d] = x(draws[d], m, k);
+        out[m][k] = summarize(v);
       }
     return out;
   };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "equations/rmt_hermite.hpp"
+#include "integrators/estimate.hpp"
 
 namespace saddle {
 namespace rmt {
@@ -56,17 +57,14 @@ void spectral_errors(const Eigen::MatrixXd& Phi, const Eigen::VectorXd& y,
                      const std::vector<double>& gammas, std::vector<double>& error,
                      std::vector<double>& trace);
 
-struct Stat {
-  double mean = 0.0, se = 0.0;
-};
 struct SimSummary {
   int n = 0, p = 0, draws = 0;
-  std::vector<std::vector<Stat>> error;  // [model][gamma]
-  std::vector<std::vector<Stat>> trace;  // [model][gamma]
+  std::vector<std::vector<Estimate>> error;  // [model][gamma]
+  std::vector<std::vector<Estimate>> trace;  // [model][gamma]
   // Per-draw E_model - E_ridge on the same draw (empty unless Model::Ridge is simulated): with
   // the closed-form ridge error added it is a control-variate estimate of E_model whose s.e. is
   // 5-10 times smaller than the plain one (the label-projection noise is shared).
-  std::vector<std::vector<Stat>> diff_ridge;  // [model][gamma]
+  std::vector<std::vector<Estimate>> diff_ridge;  // [model][gamma]
   double wall_seconds = 0.0;
 };
 // All draws (OpenMP over draws), then mean and s.e. (sd / sqrt(draws)) in draw order.

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <stdexcept>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -20,6 +19,8 @@
 #endif
 
 #include "integrators/special.hpp"
+#include "mc/random.hpp"
+#include "mc/slr_sample.hpp"
 #include "solver/interrupt.hpp"
 
 namespace saddle {
@@ -32,86 +33,9 @@ namespace {
 double cnu(Task task, double nu) { return task == Task::Spiked ? std::sqrt(nu) : nu; }
 
 
-// xoshiro256++ (Blackman & Vigna) seeded from a seed_seq, and Doornik's ZIGNOR ziggurat for
-// N(0,1) (128 strips, R = 3.442619855899, V = 9.91256303526217e-3): ~5x faster than
-// std::normal_distribution, which matters for the N L D + n_test L D token entries.
-class FastRng {
- public:
-  explicit FastRng(std::seed_seq& seq) {
-    std::uint32_t w[8];
-    seq.generate(w, w + 8);
-    for (int i = 0; i < 4; ++i) s_[i] = (std::uint64_t(w[2 * i]) << 32) | w[2 * i + 1];
-    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;
-  }
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(s_[0] + s_[3], 23) + s_[0];
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  // Uniform on (0, 1) (never 0 or 1): 53 random bits, centred in their cell.
-  double uniform() { return ((next() >> 11) + 0.5) * 0x1.0p-53; }
-  // Uniform integer in {0, ..., n-1} (n small; bias below 2^-40).
-  int below(int n) { return static_cast<int>((next() >> 11) * 0x1.0p-53 * n); }
-  double normal() {
-    const auto& z = Zig::get();
-    for (;;) {
-      const std::uint64_t b = next();
-      const int i = static_cast<int>(b & 0x7F);
-      const double u = 2.0 * (((b >> 11) + 0.5) * 0x1.0p-53) - 1.0;
-      if (std::fabs(u) < z.r[i]) return u * z.x[i];  // inside the rectangle
-      if (i == 0) {                                   // base strip: the tail beyond R
-        double x, y;
-        do {
-          x = std::log(uniform()) / Zig::kR;
-          y = std::log(uniform());
-        } while (-2.0 * y < x * x);
-        return u < 0 ? x - Zig::kR : Zig::kR - x;
-      }
-      const double x = u * z.x[i];  // wedge
-      const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - x * x));
-      const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
-      if (f1 + uniform() * (f0 - f1) < 1.0) return x;
-    }
-  }
-
- private:
-  struct Zig {
-    static constexpr double kR = 3.442619855899, kV = 9.91256303526217e-3;
-    double x[129], r[128];
-    Zig() {
-      double f = std::exp(-0.5 * kR * kR);
-      x[0] = kV / f;
-      x[1] = kR;
-      x[128] = 0.0;
-      for (int i = 2; i < 128; ++i) {
-        x[i] = std::sqrt(-2.0 * std::log(kV / x[i - 1] + f));
-        f = std::exp(-0.5 * x[i] * x[i]);
-      }
-      for (int i = 0; i < 128; ++i) r[i] = x[i + 1] / x[i];
-    }
-    static const Zig& get() {
-      static const Zig z;
-      return z;
-    }
-  };
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::uint64_t s_[4];
-};
-
-// Random stream of (seed, index, purpose).
-FastRng make_rng(std::uint64_t seed, std::uint64_t index, std::uint64_t purpose) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed & 0xffffffffu),
-                    static_cast<std::uint32_t>(seed >> 32),
-                    static_cast<std::uint32_t>(index & 0xffffffffu),
-                    static_cast<std::uint32_t>(index >> 32),
-                    static_cast<std::uint32_t>(purpose), 0x5152u};
-  return FastRng(seq);
+// Random stream of (seed, index, purpose) (mc/random.hpp).
+Rng make_rng(std::uint64_t seed, std::uint64_t index, std::uint64_t purpose) {
+  return Rng(seed, index, purpose);
 }
 
 enum Purpose : std::uint64_t {
@@ -230,27 +154,6 @@ void orthogonalise(std::vector<double>& a, const std::vector<const std::vector<d
     for (const auto* b : basis) axpy(-dot(a, *b) / dot(*b, *b), *b, a);
 }
 
-// Location eps* (0-based) of max-SLR given chi* (§1.5): inverse cdf of softmax(nu chi*), argmax
-// at nu = inf.
-int draw_max_location(int L, const double* chistar, double nu, double U) {
-  if (std::isinf(nu)) return static_cast<int>(std::max_element(chistar, chistar + L) - chistar);
-  double p[64];
-  std::vector<double> big;
-  double* pp = p;
-  if (L > 64) {
-    big.resize(L);
-    pp = big.data();
-  }
-  for (int l = 0; l < L; ++l) pp[l] = nu * chistar[l];
-  softmax(pp, pp, L);
-  double c = 0;
-  for (int l = 0; l < L; ++l) {
-    c += pp[l];
-    if (c >= U) return l;
-  }
-  return L - 1;  // U within rounding of 1
-}
-
 // Bayes predictor (S9): sum_l p_l z*_l with p = softmax(c_nu chi*) (one-hot argmax at c = inf).
 double bayes_predict(Task task, double nu, int L, const double* chistar, const double* zstar,
                      double* work) {
@@ -359,51 +262,6 @@ void check_setting(const SimSetting& set) {
   if (!std::isfinite(set.delta) || set.delta < 0)
     throw std::invalid_argument("delta (noise variance) must be finite and >= 0");
   if (!std::isfinite(set.erf_b)) throw std::invalid_argument("erf offset b must be finite");
-}
-
-double attention_forward(Activation act, double erf_b, int L, const double* chi, const double* z,
-                         double* s, double* w) {
-  double f = 0;
-  switch (act) {
-    case Activation::Linear: {  // a(x) = 1 + x, w = z (§2)
-      for (int l = 0; l < L; ++l) {
-        s[l] = 1.0 + chi[l];
-        w[l] = z[l];
-        f += s[l] * z[l];
-      }
-      return f;
-    }
-    case Activation::Erf: {  // a(x) = 1 + erf(b + x), a' = (2/sqrt(pi)) e^{-(b+x)^2}
-      const double c = 2.0 / std::sqrt(kPi);
-      for (int l = 0; l < L; ++l) {
-        const double u = erf_b + chi[l];
-        s[l] = 1.0 + std::erf(u);
-        w[l] = z[l] * c * std::exp(-u * u);
-        f += s[l] * z[l];
-      }
-      return f;
-    }
-    case Activation::Softmax: {  // s = softmax(chi), w = s (z - zbar)
-      softmax(chi, s, L);
-      for (int l = 0; l < L; ++l) f += s[l] * z[l];
-      for (int l = 0; l < L; ++l) w[l] = s[l] * (z[l] - f);
-      return f;
-    }
-    case Activation::Softplus: {  // s = sp(chi)/T, w = (z - zbar) sigmoid(chi) / T
-      double T = 0;
-      for (int l = 0; l < L; ++l) {
-        s[l] = log1p_exp(chi[l]);
-        T += s[l];
-      }
-      for (int l = 0; l < L; ++l) {
-        s[l] /= T;
-        f += s[l] * z[l];
-      }
-      for (int l = 0; l < L; ++l) w[l] = (z[l] - f) * sigmoid(chi[l]) / T;
-      return f;
-    }
-  }
-  return f;
 }
 
 Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index) {
@@ -729,17 +587,9 @@ Summary summarize_seeds(std::vector<SeedResult> results) {
   Summary S;
   S.seeds = static_cast<int>(results.size());
   auto stat = [&](auto get) {
-    Stat st;
-    const int n = S.seeds;
-    if (n == 0) return st;
-    double m = 0;
-    for (const auto& r : results) m += get(r);
-    m /= n;
-    double v = 0;
-    for (const auto& r : results) v += (get(r) - m) * (get(r) - m);
-    st.mean = m;
-    st.se = n > 1 ? std::sqrt(v / (n - 1) / n) : 0.0;
-    return st;
+    std::vector<double> v;
+    for (const auto& r : results) v.push_back(get(r));
+    return summarize(v);
   };
   S.m_k = stat([](const SeedResult& r) { return r.m_k; });
   S.q_k = stat([](const SeedResult& r) { return r.q_k; });

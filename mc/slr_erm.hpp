@@ -13,31 +13,26 @@
 #include <string>
 #include <vector>
 
+#include "equations/slr_activation.hpp"
 #include "equations/slr_model.hpp"
+#include "integrators/estimate.hpp"
 
 namespace saddle {
 namespace slr {
 namespace mc {
 
-// The data law and the predictor (everything but the sizes).
-struct SimSetting {
-  Task task = Task::Spiked;
-  std::vector<int> lengths{2};  // L uniform on this set (one element: fixed L)
-  double nu = 1.0;              // signal strength; +inf allowed for max-SLR
-  double delta = 0.0;           // noise variance Delta (S4)
-  Activation activation = Activation::Softmax;
-  double erf_b = 0.0;           // erf offset b (fixed hyperparameter)
+// The data law and the predictor (everything but the sizes): the SLR setting of the population
+// equations (task, length law, nu (+inf allowed for max-SLR), activation, erf offset b) and the
+// label noise variance Delta (S4).
+struct SimSetting : PopulationSetting {
+  double delta = 0.0;
 };
 
 // Throws std::invalid_argument on an inconsistent setting (L < 1, nu < 0, nu = inf for spiked,
 // delta < 0, NaN, ...).
 void check_setting(const SimSetting& set);
 
-// ---------------------------------------------------------------------------------------------
-// Predictor (S5) and its chi-gradient (§2): given chi, z in R^L fills s = sigma(chi) and
-// w = J^T z (gradient of s.z in chi); returns f = s.z.
-double attention_forward(Activation act, double erf_b, int L, const double* chi, const double* z,
-                         double* s, double* w);
+// The predictor (S5) and its chi-gradient (§2): slr::attention_forward, equations/slr_activation.hpp.
 
 // ---------------------------------------------------------------------------------------------
 // Teacher and data (feature space, §1.5).
@@ -137,14 +132,11 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
                                double q_v, int n_test, std::uint64_t seed, std::uint64_t index);
 
 // Mean and standard error over seeds of each reported quantity.
-struct Stat {
-  double mean = 0, se = 0;
-};
 struct Summary {
   int seeds = 0;
-  Stat m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
+  Estimate m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
       iterations, seconds;
-  Stat q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
+  Estimate q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
   int converged = 0;  // number of seeds whose L-BFGS converged
   // Standard errors of e_test, e_bayes from all test samples pooled (population mode: the risk
   // does not depend on the teacher draw, so the pooled samples are i.i.d.).

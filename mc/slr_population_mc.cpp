@@ -3,7 +3,6 @@
 #include "mc/slr_population_mc.hpp"
 
 #include <cmath>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -21,8 +20,8 @@ struct Acc {
     s2 += x * x;
     ++n;
   }
-  McValue value() const {
-    McValue v;
+  Estimate value() const {  // se = sample sd / sqrt(n), from the moments
+    Estimate v;
     v.mean = s / n;
     const double var = std::max(0.0, (s2 - s * s / n) / (n - 1));
     v.se = std::sqrt(var / n);
@@ -31,11 +30,10 @@ struct Acc {
 };
 
 // Orthonormal-ish directions in R^D with |.|^2 = D: k*, v*, u_k, u_v (Gram-Schmidt).
-std::vector<std::vector<double>> directions(int D, std::mt19937_64& rng) {
-  std::normal_distribution<double> N01(0.0, 1.0);
+std::vector<std::vector<double>> directions(int D, Rng& rng) {
   std::vector<std::vector<double>> e(4, std::vector<double>(D));
   for (int a = 0; a < 4; ++a) {
-    for (double& x : e[a]) x = N01(rng);
+    for (double& x : e[a]) x = rng.normal();
     for (int b = 0; b < a; ++b) {
       double dot = 0;
       for (int i = 0; i < D; ++i) dot += e[a][i] * e[b][i];
@@ -59,9 +57,7 @@ PopulationMcResult population_mc(const PopulationSetting& set, double m_k, doubl
   if (opt.D < 0 || (opt.D > 0 && opt.D < 4))
     throw std::invalid_argument("population_mc: D must be 0 (field space) or >= 4");
   FieldSampler sampler(set.task, set.lengths, set.nu, opt.delta);
-  std::mt19937_64 rng(opt.seed);
-  std::normal_distribution<double> N01(0.0, 1.0);
-  std::uniform_real_distribution<double> U01(0.0, 1.0);
+  Rng rng(opt.seed);
   const double r_k = std::sqrt(std::max(0.0, q_k - m_k * m_k));
   const double r_v = std::sqrt(std::max(0.0, q_v - m_v * m_v));
   Acc risk, A, B, Brb, bayes;
@@ -76,8 +72,8 @@ PopulationMcResult population_mc(const PopulationSetting& set, double m_k, doubl
       s.resize(L);
       p.resize(L);
       // (S6) fields of the trained k, v
-      for (int l = 0; l < L; ++l) chi[l] = m_k * d.chi_star[l] + r_k * N01(rng);
-      for (int l = 0; l < L; ++l) z[l] = m_v * d.z_star[l] + r_v * N01(rng);
+      for (int l = 0; l < L; ++l) chi[l] = m_k * d.chi_star[l] + r_k * rng.normal();
+      for (int l = 0; l < L; ++l) z[l] = m_v * d.z_star[l] + r_v * rng.normal();
       attention_weights(set.activation, set.erf_b, chi.data(), L, s.data());
       location_posterior(set.task, set.nu, d.chi_star.data(), L, p.data());
       double f = 0, a = 0, brb = 0, pp = 0;
@@ -108,14 +104,13 @@ PopulationMcResult population_mc(const PopulationSetting& set, double m_k, doubl
     for (long n = 0; n < opt.samples; ++n) {
       const int L = sampler.draw_L(rng);
       x.assign(static_cast<std::size_t>(L) * D, 0.0);
-      for (double& xi : x) xi = N01(rng);
+      for (double& xi : x) xi = rng.normal();
       int eps = 0;
       chis.resize(L);
       zs.resize(L);
       p.resize(L);
       if (set.task == Task::Spiked) {
-        std::uniform_int_distribution<int> pick(0, L - 1);
-        eps = pick(rng);
+        eps = rng.below(L);
         const double a = std::sqrt(set.nu) * isD;
         for (int i = 0; i < D; ++i) x[static_cast<std::size_t>(eps) * D + i] += a * ks[i];
       }
@@ -128,23 +123,10 @@ PopulationMcResult population_mc(const PopulationSetting& set, double m_k, doubl
         chis[l] = c * isD;
         zs[l] = zz * isD;
       }
-      if (set.task == Task::Max) {
-        location_posterior(set.task, set.nu, chis.data(), L, p.data());
-        const double u = U01(rng);
-        double acc = 0;
-        eps = L - 1;
-        for (int l = 0; l < L; ++l) {
-          acc += p[l];
-          if (acc >= u) {
-            eps = l;
-            break;
-          }
-        }
-      } else {
-        location_posterior(set.task, set.nu, chis.data(), L, p.data());
-      }
+      if (set.task == Task::Max) eps = draw_max_location(L, chis.data(), set.nu, rng.uniform());
+      location_posterior(set.task, set.nu, chis.data(), L, p.data());
       double y = zs[eps];
-      if (opt.delta > 0) y += std::sqrt(opt.delta) * N01(rng);
+      if (opt.delta > 0) y += std::sqrt(opt.delta) * rng.normal();
       chi.resize(L);
       z.resize(L);
       s.resize(L);

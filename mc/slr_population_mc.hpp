@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "equations/slr_model.hpp"
+#include "integrators/estimate.hpp"
 
 namespace saddle {
 namespace slr {
@@ -18,17 +19,12 @@ struct PopulationMcOptions {
   int D = 0;                 // 0: field space (S6); > 0: explicit tokens in R^D (feature space)
 };
 
-struct McValue {
-  double mean = 0.0;
-  double se = 0.0;  // standard error of the mean (sample sd / sqrt(n))
-};
-
 struct PopulationMcResult {
-  McValue risk;      // E[(y - f)^2] - Delta at (m_k, q_k, m_v, q_v)
-  McValue A;         // E[sum_l s_l^2]
-  McValue B;         // E[s_{eps*}]
-  McValue B_rb;      // Rao-Blackwellised B = E[sum_l p_l s_l] (field space only; else = B)
-  McValue bayes;     // 1 - E[sum_l p_l^2] (S9)
+  Estimate risk;       // E[(y - f)^2] - Delta at (m_k, q_k, m_v, q_v)
+  Estimate A;          // E[sum_l s_l^2]
+  Estimate B;         // E[s_{eps*}]
+  Estimate B_rb;      // Rao-Blackwellised B = E[sum_l p_l s_l] (field space only; else = B)
+  Estimate bayes;     // 1 - E[sum_l p_l^2] (S9)
   long samples = 0;
 };
 

@@ -1,9 +1,11 @@
-// Field-space SLR teacher sampling (docs/equations/slr_population.md §1.5) and the activations of §2.
+// Field-space SLR teacher sampling (docs/equations/slr_population.md §1.5) and the location
+// posterior (S9).
 #include "mc/slr_sample.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "integrators/special.hpp"
 
@@ -22,49 +24,49 @@ FieldSampler::FieldSampler(Task task, std::vector<int> lengths, double nu, doubl
     throw std::invalid_argument("FieldSampler: delta must be finite and >= 0");
 }
 
-int FieldSampler::draw_L(std::mt19937_64& rng) const {
+int FieldSampler::draw_L(Rng& rng) const {
   if (lengths_.size() == 1) return lengths_[0];
-  std::uniform_int_distribution<std::size_t> pick(0, lengths_.size() - 1);
-  return lengths_[pick(rng)];
+  return lengths_[rng.below(static_cast<int>(lengths_.size()))];
 }
 
-void FieldSampler::draw(std::mt19937_64& rng, FieldDraw& out) const {
+void FieldSampler::draw(Rng& rng, FieldDraw& out) const {
   draw_length(rng, draw_L(rng), out);
 }
 
-void FieldSampler::draw_length(std::mt19937_64& rng, int L, FieldDraw& out) const {
-  std::normal_distribution<double> N01(0.0, 1.0);
-  std::uniform_real_distribution<double> U01(0.0, 1.0);
+void FieldSampler::draw_length(Rng& rng, int L, FieldDraw& out) const {
   out.L = L;
   out.chi_star.resize(L);
   out.z_star.resize(L);
-  for (int l = 0; l < L; ++l) out.chi_star[l] = N01(rng);
+  for (int l = 0; l < L; ++l) out.chi_star[l] = rng.normal();
   if (task_ == Task::Spiked) {
-    std::uniform_int_distribution<int> pick(0, L - 1);
-    out.eps = pick(rng);
+    out.eps = rng.below(L);
     out.chi_star[out.eps] += std::sqrt(nu_);
-  } else if (std::isinf(nu_)) {
-    out.eps = static_cast<int>(std::max_element(out.chi_star.begin(), out.chi_star.end()) -
-                               out.chi_star.begin());
   } else {
-    // inverse cdf of p = softmax(nu chi*)
-    double mx = *std::max_element(out.chi_star.begin(), out.chi_star.end());
-    double tot = 0.0;
-    for (int l = 0; l < L; ++l) tot += std::exp(nu_ * (out.chi_star[l] - mx));
-    const double u = U01(rng) * tot;
-    double acc = 0.0;
-    out.eps = L - 1;
-    for (int l = 0; l < L; ++l) {
-      acc += std::exp(nu_ * (out.chi_star[l] - mx));
-      if (acc >= u) {
-        out.eps = l;
-        break;
-      }
-    }
+    const double U = std::isinf(nu_) ? 1.0 : rng.uniform();  // the argmax needs no uniform
+    out.eps = draw_max_location(L, out.chi_star.data(), nu_, U);
   }
-  for (int l = 0; l < L; ++l) out.z_star[l] = N01(rng);
+  for (int l = 0; l < L; ++l) out.z_star[l] = rng.normal();
   out.y = out.z_star[out.eps];
-  if (delta_ > 0) out.y += std::sqrt(delta_) * N01(rng);
+  if (delta_ > 0) out.y += std::sqrt(delta_) * rng.normal();
+}
+
+int draw_max_location(int L, const double* chi_star, double nu, double U) {
+  if (std::isinf(nu)) return static_cast<int>(std::max_element(chi_star, chi_star + L) - chi_star);
+  double buf[64];
+  std::vector<double> big;
+  double* p = buf;
+  if (L > 64) {
+    big.resize(L);
+    p = big.data();
+  }
+  for (int l = 0; l < L; ++l) p[l] = nu * chi_star[l];
+  softmax(p, p, static_cast<std::size_t>(L));
+  double c = 0;
+  for (int l = 0; l < L; ++l) {
+    c += p[l];
+    if (c >= U) return l;
+  }
+  return L - 1;  // U within rounding of 1
 }
 
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p) {
@@ -76,29 +78,6 @@ void location_posterior(Task task, double nu, const double* chi_star, int L, dou
   const double c = c_nu(task, nu);
   for (int l = 0; l < L; ++l) p[l] = c * chi_star[l];
   softmax(p, p, static_cast<std::size_t>(L));
-}
-
-void attention_weights(Activation act, double erf_b, const double* chi, int L, double* s) {
-  switch (act) {
-    case Activation::Softmax:
-      softmax(chi, s, static_cast<std::size_t>(L));
-      return;
-    case Activation::Linear:
-      for (int l = 0; l < L; ++l) s[l] = 1.0 + chi[l];
-      return;
-    case Activation::Erf:
-      for (int l = 0; l < L; ++l) s[l] = std::erfc(-(erf_b + chi[l]));  // 1 + erf(b + chi)
-      return;
-    case Activation::Softplus: {
-      double tot = 0.0;
-      for (int l = 0; l < L; ++l) {
-        s[l] = log1p_exp(chi[l]);
-        tot += s[l];
-      }
-      for (int l = 0; l < L; ++l) s[l] /= tot;
-      return;
-    }
-  }
 }
 
 }  // namespace slr

@@ -1,14 +1,15 @@
 // Field-space sampling of the SLR teacher (docs/equations/slr_population.md §1.2-§1.5): location eps*, teacher fields
 // chi*, z* in R^L and the label y (S4), for spiked-SLR and max-SLR (finite nu: eps* by inverse
 // cdf of softmax(nu chi*); nu = inf: argmax), with a length drawn uniformly from a set.
-// Also the activations s = sigma(chi) of §2 and the Bayes posterior p = softmax(c_nu chi*) (S9).
+// Also the Bayes posterior p = softmax(c_nu chi*) (S9).
 // Reusable by the replica, state-evolution and Monte Carlo modules.
 #pragma once
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include "equations/slr_activation.hpp"
 #include "equations/slr_model.hpp"
+#include "mc/random.hpp"
 
 namespace saddle {
 namespace slr {
@@ -30,10 +31,10 @@ class FieldSampler {
   // §1.5 field-space recipe: spiked: eps* uniform, chi* = zeta + sqrt(nu) e_{eps*}; max:
   // chi* ~ N(0, I_L), eps* = min{l : sum_{j<=l} p_j >= U}, p = softmax(nu chi*) (argmax at
   // nu = inf); z* ~ N(0, I_L) independent; y = z*_{eps*} + sqrt(Delta) xi0.
-  void draw(std::mt19937_64& rng, FieldDraw& out) const;
+  void draw(Rng& rng, FieldDraw& out) const;
   // Draw with a given length L.
-  void draw_length(std::mt19937_64& rng, int L, FieldDraw& out) const;
-  int draw_L(std::mt19937_64& rng) const;
+  void draw_length(Rng& rng, int L, FieldDraw& out) const;
+  int draw_L(Rng& rng) const;
 
   Task task() const { return task_; }
   double nu() const { return nu_; }
@@ -47,13 +48,16 @@ class FieldSampler {
   double delta_;
 };
 
+// Location eps* (0-based) of max-SLR given chi* (§1.2, §1.5): the smallest l with
+// sum_{j<=l} p_j >= U, p = softmax(nu chi*), for U uniform on (0, 1); argmax at nu = inf. The one
+// max-SLR location draw of every simulation (field space and feature space).
+int draw_max_location(int L, const double* chi_star, double nu, double U);
+
 // Bayes posterior of the location (§3.4): p = softmax(c_nu chi*), one-hot argmax for max-SLR at
 // nu = inf.
 void location_posterior(Task task, double nu, const double* chi_star, int L, double* p);
 
-// Attention weights s = sigma(chi) of §2 (softmax with max subtracted; 1 + chi; 1 + erf(b + chi);
-// normalised softplus).
-void attention_weights(Activation act, double erf_b, const double* chi, int L, double* s);
+// The attention weights s = sigma(chi) of §2: attention_weights (equations/slr_activation.hpp).
 
 }  // namespace slr
 }  // namespace saddle

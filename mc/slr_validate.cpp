@@ -70,16 +70,6 @@ void compare(std::vector<ValidationRow>& out, const ValidationCase& c, const std
   out.push_back(m);
 }
 
-PopulationSetting population_setting(const SimSetting& s) {
-  PopulationSetting p;
-  p.task = s.task;
-  p.lengths = s.lengths;
-  p.nu = s.nu;
-  p.activation = s.activation;
-  p.erf_b = s.erf_b;
-  return p;
-}
-
 // Replica settings shared by a group of ERM cases (one continuation over their alphas).
 using ReplicaKey = std::tuple<int, std::vector<int>, double, double, double, int, int, int>;
 ReplicaKey replica_key(const ValidationCase& c) {
@@ -293,7 +283,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
     if (c.kind == CaseKind::Population) {
       const Summary S = run_population(c.set, c.D, c.m_k, c.q_k, c.m_v, c.q_v, c.n_test,
                                        c.seeds, seed);
-      const PopulationSetting ps = population_setting(c.set);
+      const PopulationSetting& ps = c.set;
       const double E = population_risk(ps, c.m_k, c.q_k, c.m_v, c.q_v);
       const double Eb = bayes_risk(c.set.task, c.set.lengths, c.set.nu);
       const std::string note = "D=" + std::to_string(c.D) + " seeds=" + std::to_string(c.seeds) +
@@ -340,7 +330,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
       struct Q {
         const char* name;
         const Estimate* th;
-        const Stat* st;
+        const Estimate* st;
       };
       const Q qs[] = {{"m_k", &p.m_k, &S.m_k},
                       {"q_k", &p.q_k, &S.q_k},

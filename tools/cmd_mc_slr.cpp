@@ -1,6 +1,7 @@
 // `saddle mc slr` (direct finite-size simulation of SLR, docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6) and
 // `saddle validate slr` (theory against that simulation on built-in or given cases).
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -11,6 +12,7 @@
 #include "tools/cli_common.hpp"
 #include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
+#include "tools/cmd_slr.hpp"
 
 namespace saddle {
 namespace {
@@ -27,7 +29,7 @@ using slr::mc::SimSetting;
 using slr::mc::Summary;
 
 struct McSlrCli {
-  std::string task = "spiked", L = "2", nu = "2", lambda = "0.1", delta = "0", alpha = "1,2,4";
+  std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0", alpha = "1,2,4";
   std::string activation = "softmax", init = "informed", mode = "erm";
   std::string m_k, q_k, m_v, q_v;
   int D = 400, seeds = 4, n_test = 20000, max_iter = 20000, restarts = 1;
@@ -54,17 +56,6 @@ void check_sizes(double N, int Lmax, int D, const std::string& what) {
                      " GB), above the 1e9 (8 GB) bound");
 }
 
-std::vector<int> parse_lengths(const std::string& text) {
-  SweepRules r;
-  r.min = 1;
-  r.max = kMaxL;  // checked as a double, before the conversion to int
-  r.integer = true;
-  const auto v = parse_sweep(text, "L", r);
-  std::vector<int> out;
-  for (double x : v) out.push_back(static_cast<int>(std::lround(x)));
-  return out;
-}
-
 std::string join_lengths(const std::vector<int>& Ls) {
   std::string s;
   for (std::size_t i = 0; i < Ls.size(); ++i) s += (i ? ";" : "") + std::to_string(Ls[i]);
@@ -79,7 +70,8 @@ void run_mc_slr(const McSlrCli& o) {
   } catch (const std::exception& e) {
     throw InputError(std::string("--task: ") + e.what());
   }
-  base.lengths = parse_lengths(o.L);
+  // one length law per --L value, or the one variable-length law of --L-dist
+  const auto laws = parse_length_laws(o.L, o.L_dist, kMaxL);
   SweepRules nonneg;
   nonneg.min = 0.0;
   SweepRules nu_rules = nonneg;
@@ -154,15 +146,17 @@ void run_mc_slr(const McSlrCli& o) {
       for (double q : qvs)
         if (q < a * a) throw InputError("population mode needs q_v >= m_v^2 for every pair");
   }
-  for (double nu : nus) {
-    SimSetting s = base;
-    s.nu = nu;
-    try {
-      slr::mc::check_setting(s);
-    } catch (const std::exception& e) {
-      throw InputError(e.what());
+  for (const auto& law : laws)
+    for (double nu : nus) {
+      SimSetting s = base;
+      s.lengths = law;
+      s.nu = nu;
+      try {
+        slr::mc::check_setting(s);
+      } catch (const std::exception& e) {
+        throw InputError(e.what());
+      }
     }
-  }
 
   const std::vector<std::string> stats{"m_k",        "q_k",         "m_v",     "q_v",
                                        "kv_star",    "vk_star",     "kv",      "train_error",
@@ -224,9 +218,9 @@ void run_mc_slr(const McSlrCli& o) {
       return row;
     };
     auto row = common("all", S.seeds);
-    std::vector<const slr::mc::Stat*> st = {&S.m_k,       &S.q_k,        &S.m_v,    &S.q_v,
-                                            &S.kv_star,   &S.vk_star,    &S.kv,     &S.train_mse,
-                                            &S.train_loss, &S.e_test,    &S.e_bayes};
+    std::vector<const Estimate*> st = {&S.m_k,        &S.q_k,     &S.m_v,      &S.q_v,
+                                      &S.kv_star,    &S.vk_star, &S.kv,       &S.train_mse,
+                                      &S.train_loss, &S.e_test,  &S.e_bayes};
     if (probe) st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread});
     for (const auto* x : st) {
       row.push_back(fmt(x->mean));
@@ -261,32 +255,35 @@ void run_mc_slr(const McSlrCli& o) {
   };
 
   for (const auto& a : acts)
-    for (double nu : nus)
-      for (double delta : deltas) {
-        SimSetting s = base;
-        s.activation = slr::parse_activation(a);
-        s.nu = nu;
-        s.delta = delta;
-        s.erf_b = o.erf_b;
-        if (population) {
-          for (double mk : mks)
-            for (double qk : qks)
-              for (double mv : mvs)
-                for (double qv : qvs) {
-                  const Summary S =
-                      slr::mc::run_population(s, o.D, mk, qk, mv, qv, o.n_test, o.seeds, o.seed);
-                  emit(s, 0, 0, S, {mk, qk, mv, qv});
-                }
-        } else {
-          for (double lambda : lambdas)
-            for (double alpha : alphas) {
-              slr::mc::ErmOptions e = eopt;
-              e.lambda = lambda;
-              const Summary S = slr::mc::run_erm(s, o.D, alpha, e, o.seeds, o.seed);
-              emit(s, lambda, alpha, S, {});
-            }
+    for (const auto& law : laws)
+      for (double nu : nus)
+        for (double delta : deltas) {
+          SimSetting s = base;
+          s.lengths = law;
+          s.activation = slr::parse_activation(a);
+          s.nu = nu;
+          s.delta = delta;
+          s.erf_b = o.erf_b;
+          if (population) {
+            for (double mk : mks)
+              for (double qk : qks)
+                for (double mv : mvs)
+                  for (double qv : qvs) {
+                    const Summary S = slr::mc::run_population(
+                        s, o.D, mk, qk, mv, qv, o.n_test, o.seeds, o.seed);
+                    emit(s, 0, 0, S, {mk, qk, mv, qv});
+                  }
+          } else {
+            for (double lambda : lambdas)
+              for (double alpha : alphas) {
+                slr::mc::ErmOptions e = eopt;
+                e.lambda = lambda;
+                const Summary S =
+                    slr::mc::run_erm(s, o.D, alpha, e, o.seeds, o.seed);
+                emit(s, lambda, alpha, S, {});
+              }
+          }
         }
-      }
   write_table(table, o.out, o.plot, mc_slr_hints());
 }
 
@@ -294,7 +291,7 @@ void run_mc_slr(const McSlrCli& o) {
 struct ValidateSlrCli {
   bool quick = false;
   std::string mode;  // empty: built-in cases; erm | population: one case from the flags
-  std::string task = "spiked", L = "2", activation = "softmax", init = "random";
+  std::string task = "spiked", L = "2", L_dist, activation = "softmax", init = "random";
   double nu = 2.0, lambda = 0.1, delta = 0.0, alpha = 2.0, erf_b = 0.0;
   double m_k = 1.0, q_k = 1.5, m_v = 0.8, q_v = 0.9;
   int D = 0, seeds = 0, n_test = 0, points = 4096, replicates = 8;
@@ -315,7 +312,9 @@ void run_validate_slr(const ValidateSlrCli& o) {
     } catch (const std::exception& e) {
       throw InputError(e.what());
     }
-    c.set.lengths = parse_lengths(o.L);
+    const auto laws = parse_length_laws(o.L, o.L_dist, kMaxL);
+    if (laws.size() != 1) throw InputError("--L: one case takes one length (a law: --L-dist)");
+    c.set.lengths = laws.front();
     c.set.nu = o.nu;
     c.set.delta = o.delta;
     c.set.erf_b = o.erf_b;
@@ -430,9 +429,11 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--mode", o->mode, "erm (train by L-BFGS) or population (fixed overlaps)")
       ->capture_default_str();
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
-  sub->add_option("--L", o->L,
-                  "Sequence length, or a set (e.g. 1,2,3 or 1:3:3): L uniform on the set per sample")
+  sub->add_option("--L", o->L, "Sequence length (sweepable: one fixed length per value)")
       ->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Variable length: a set (e.g. 1,2,3 or 1:3:3), L uniform on it per sample; "
+                  "excludes --L");
   sub->add_option("--nu", o->nu, "Signal strength nu >= 0 (inf allowed for max; sweepable)")
       ->capture_default_str();
   sub->add_option("--lambda", o->lambda, "Ridge lambda >= 0 of (S13) (sweepable)")
@@ -480,8 +481,9 @@ void register_validate_slr(CLI::App& validate) {
   sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
   sub->add_option("--mode", o->mode, "One case from the flags: erm or population (default: built-in cases)");
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
-  sub->add_option("--L", o->L, "L, or a set of lengths drawn uniformly per sample (variable L)")
-      ->capture_default_str();
+  sub->add_option("--L", o->L, "Sequence length (one case: one value)")->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Variable length: a set of lengths drawn uniformly per sample; excludes --L");
   sub->add_option("--nu", o->nu, "Signal strength")->capture_default_str();
   sub->add_option("--lambda", o->lambda, "Ridge lambda (erm)")->capture_default_str();
   sub->add_option("--delta", o->delta, "Noise variance")->capture_default_str();

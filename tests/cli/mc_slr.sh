@@ -24,7 +24,7 @@ conv=$(grep '^mc,erm,.*,all,' "$tmp/erm.csv" | awk -F, '{print $(NF-2)}')
 
 # 3. results do not depend on the number of threads (seconds column dropped)
 for t in 1 2; do
-  OMP_NUM_THREADS=$t "$S" mc slr --task spiked --L 1,2,3 --nu 2 --alpha 1.5 --D 30 --seeds 3 \
+  OMP_NUM_THREADS=$t "$S" mc slr --task spiked --L-dist 1,2,3 --nu 2 --alpha 1.5 --D 30 --seeds 3 \
     --n-test 300 --activation softplus --init random --per-seed | grep -v '^#' \
     | awk -F, 'BEGIN{OFS=","} {NF=NF-1; print}' > "$tmp/t$t.csv" || fail "thread run $t"
 done

@@ -9,6 +9,7 @@
 
 #include "equations/ridge.hpp"
 #include "equations/ridge_classifier.hpp"
+#include "integrators/estimate.hpp"
 #include "solver/curve.hpp"
 
 using namespace saddle;
@@ -103,19 +104,10 @@ TEST_CASE("ridge classifier: direct simulation at D = 400 agrees", "[ridge_class
     qs.push_back(q);
     es.push_back(std::acos(m / std::sqrt(q)) / kPi);
   }
-  auto mean_se = [](const std::vector<double>& v) {
-    double a = 0, b = 0;
-    for (double x : v) a += x;
-    a /= v.size();
-    for (double x : v) b += (x - a) * (x - a);
-    return std::make_pair(a, std::sqrt(b / (v.size() - 1) / v.size()));
-  };
   const rc::ClosedForm cf = rc::closed_form({double(N) / D, lambda, flip});
   const rc::Values th = rc::values_at({double(N) / D, lambda, flip}, cf.m, cf.q, cf.V);
-  const auto [m, m_se] = mean_se(ms);
-  const auto [q, q_se] = mean_se(qs);
-  const auto [e, e_se] = mean_se(es);
-  CHECK(std::fabs(m - cf.m) < 4 * m_se + 0.01);
-  CHECK(std::fabs(q - cf.q) < 4 * q_se + 0.01);
-  CHECK(std::fabs(e - th.class_error) < 4 * e_se + 0.01);
+  const Estimate m = summarize(ms), q = summarize(qs), e = summarize(es);
+  CHECK(std::fabs(m.mean - cf.m) < 4 * m.se + 0.01);
+  CHECK(std::fabs(q.mean - cf.q) < 4 * q.se + 0.01);
+  CHECK(std::fabs(e.mean - th.class_error) < 4 * e.se + 0.01);
 }

@@ -45,7 +45,7 @@ double de_error(const mc::SimSetting& s, double g) {
 
 // Paired estimate: E_model - E_ridge per draw + the closed-form ridge error (control variate);
 // mean and s.e. over draws.
-mc::Stat paired(const std::vector<mc::DrawResult>& R, int model, int ridge, std::size_t k,
+Estimate paired(const std::vector<mc::DrawResult>& R, int model, int ridge, std::size_t k,
                 double ridge_closed) {
   double s = 0, s2 = 0;
   for (const auto& d : R) {
@@ -85,7 +85,7 @@ TEST_CASE("rmt mc: ridge baseline closed form vs exact finite-n average (n = 204
     mc::SimSummary sum = mc::simulate(s);
     for (std::size_t k = 0; k < s.gammas.size(); ++k) {
       const double th = ridge_baseline(c, s.gammas[k], 1.0).error;
-      const mc::Stat st = sum.error[0][k];
+      const Estimate st = sum.error[0][k];
       INFO("c=" << c << " gamma=" << s.gammas[k] << " closed " << th << " mc " << st.mean << " +- " << st.se);
       CHECK(std::abs(st.mean - th) <= 4 * st.se + 1e-4);
       CHECK(st.se < 0.02);
@@ -125,7 +125,7 @@ TEST_CASE("rmt mc: Gaussian-equivalent surrogate vs DE with signal and aligned w
     for (int d = 0; d < s.draws; ++d) R.push_back(mc::simulate_draw(s, d));
     for (std::size_t k = 0; k < s.gammas.size(); ++k) {
       const double th = de_error(s, s.gammas[k]);
-      const mc::Stat st = paired(R, 0, 1, k, ridge_baseline(s.c, s.gammas[k], s.snr).error);
+      const Estimate st = paired(R, 0, 1, k, ridge_baseline(s.c, s.gammas[k], s.snr).error);
       INFO(act << " gamma=" << s.gammas[k] << " DE " << th << " mc " << st.mean << " +- " << st.se);
       CHECK(std::abs(st.mean - th) <= 4 * st.se);
       CHECK(st.se < 5e-3);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "integrators/estimate.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 #include "mc/slr_erm.hpp"
@@ -37,16 +38,6 @@ void teacher_fields(const Teacher& T, const Dataset& d, int mu, std::vector<doub
   }
 }
 
-struct MeanSe {
-  double mean, se;
-};
-MeanSe mean_se(const std::vector<double>& x) {
-  double m = 0, v = 0;
-  for (double a : x) m += a;
-  m /= x.size();
-  for (double a : x) v += (a - m) * (a - m);
-  return {m, std::sqrt(v / (x.size() - 1) / x.size())};
-}
 
 // (S10) linear spiked optimum, in the population mode.
 double elin_spiked(double L, double nu) { return L * (L - 1) / (L * L + nu * (L - 1)); }
@@ -147,15 +138,15 @@ TEST_CASE("sampling (§1.5): spiked and max-SLR teacher fields and labels", "[mc
       resid.push_back(d.y[mu] - zs[d.eps[mu]]);
     }
     // bars: 4 s.e. of each Monte Carlo mean (s.e. ~ 0.013, 0.009, 0.02)
-    auto a = mean_se(at), o = mean_se(other), y = mean_se(y2);
+    auto a = summarize(at), o = summarize(other), y = summarize(y2);
     CHECK(std::abs(a.mean - std::sqrt(2.0)) < 4 * a.se);
     CHECK(std::abs(o.mean) < 4 * o.se);
     CHECK(std::abs(y.mean - 1.5) < 4 * y.se);
-    auto r = mean_se(resid);
+    auto r = summarize(resid);
     CHECK(std::abs(r.mean) < 4 * r.se);  // label noise has mean 0 ...
     std::vector<double> r2;
     for (double x : resid) r2.push_back(x * x);
-    auto rr = mean_se(r2);
+    auto rr = summarize(r2);
     CHECK(std::abs(rr.mean - 0.5) < 4 * rr.se);  // ... and variance Delta (S4)
   }
   SECTION("max, nu = inf: eps* = argmax, E chi*_eps = E max = 1/sqrt(pi) (L=2), 3/(2 sqrt(pi)) (L=3)") {
@@ -172,7 +163,7 @@ TEST_CASE("sampling (§1.5): spiked and max-SLR teacher fields and labels", "[mc
         at.push_back(chis[d.eps[mu]]);
       }
       const double want = L == 2 ? 1.0 / std::sqrt(kPi) : 1.5 / std::sqrt(kPi);
-      auto a = mean_se(at);
+      auto a = summarize(at);
       CHECK(std::abs(a.mean - want) < 4 * a.se);
     }
   }
@@ -188,7 +179,7 @@ TEST_CASE("sampling (§1.5): spiked and max-SLR teacher fields and labels", "[mc
       at.push_back(chis[d.eps[mu]]);
     }
     const double want = set.nu * bayes_L2(0.0, 2 * set.nu * set.nu);
-    auto a = mean_se(at);
+    auto a = summarize(at);
     CHECK(std::abs(a.mean - want) < 4 * a.se);
   }
 }
