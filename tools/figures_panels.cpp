@@ -86,7 +86,7 @@ std::vector<Panel> make_panels() {
                  "slr erm --task max --L-dist {Ldist} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--activation softmax,linear --points {points} --replicates {reps}"},
                 {"mc", "{activation}", "nu", "test_error", "test_error_se",
-                 "mc slr --task max --L {Ldist} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
+                 "mc slr --task max --L-dist {Ldist} --nu {nu_sim} --alpha {alpha_sim} --lambda {lambdas} "
                  "--D {D} --seeds {seeds} --activation softmax,linear,softplus",
                  "replica", "min"}}});
 
@@ -129,7 +129,7 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig1b", "RMT Fig. 1b: ridge interpolation error against p (gamma = 1e-5, |mu|^2 = 1)",
                "number of features p (n = {n})", "interpolation error", true, true,
                "n=1024 gamma=1e-5 snr=1 c=0.05:4:60:log c_sim=0.1,0.25,0.5,0.8,1.25,2,3 draws=6",
-               "n=256 c_sim=0.25,0.5,2 draws=4",
+               "n=256 c_sim=0.25,0.5 draws=4",
                {{"theory", "ridge", "c*{n}", "error", "", "rmt ridge --c {c} --gamma {gamma} --snr {snr}"},
                 {"mc", "ridge", "p", "mean", "se",
                  "mc rmt --n {n} --c {c_sim} --gamma {gamma} --snr {snr} --model ridge --draws {draws}", "theory"}}});
@@ -165,13 +165,13 @@ std::vector<Panel> make_panels() {
   p.push_back({"rmt_fig2b", "RMT Fig. 2b: tanh attention and ridge against p (gamma = 1e-5, |mu|^2 = 1)",
                "number of features p (n = {n})", "interpolation error", true, true,
                "act=tanh n=1024 gamma=1e-5 snr=1 c=0.05:4:60:log c_sim=0.1,0.25,0.5,0.8,1.25,2,3 draws=6",
-               "n=256 c_sim=0.25,0.5,2 draws=4",
+               "n=256 c_sim=0.25,0.5 draws=4",
                fig2_runs("c*{n}", "p", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c_sim} --gamma {gamma} --snr {snr}")});
   p.push_back({"rmt_fig2c", "RMT Fig. 2c: tanh attention and ridge against |mu|^2 (p = 512, n = 2048, gamma = 1e-5)",
                "signal strength |{/Symbol m}|^2", "interpolation error", false, false,
                "act=tanh n=2048 c=0.25 gamma=1e-5 snr=0:4:21 snr_sim=0,1,2,3,4 draws=6",
-               "n=512 snr_sim=0,1 draws=4",
+               "n=512 snr_sim=0,0.5 draws=8",
                fig2_runs("snr", "snr", "--c {c} --gamma {gamma} --snr {snr}",
                          "--c {c} --gamma {gamma} --snr {snr_sim}")});
 
