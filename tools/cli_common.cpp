@@ -18,21 +18,6 @@ std::string trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 double parse_number(const std::string& raw, const std::string& name, const SweepRules& rules) {
   std::string t = trim(raw);
   if (t.empty()) throw InputError("--" + name + ": empty value in '" + raw + "'");
@@ -68,6 +53,21 @@ void check_range(double v, const std::string& name, const SweepRules& rules) {
 }
 
 }  // namespace
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
 
 bool is_nonfinite_text(const std::string& text) {
   std::string low;

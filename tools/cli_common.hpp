@@ -20,6 +20,10 @@
 
 namespace saddle {
 
+// The fields of `s` between the separators `sep` (n separators give n + 1 fields; "" gives one
+// empty field).
+std::vector<std::string> split(const std::string& s, char sep);
+
 struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -51,21 +51,6 @@ std::vector<std::string> split_ws(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> split_on(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 bool to_number(const std::string& s, double& v) {
   if (s.empty()) return false;
   char* e = nullptr;
@@ -428,7 +413,7 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
       // Row filter "col=value;col=value".
       std::vector<std::pair<int, std::string>> filters;
       if (!run.filter.empty())
-        for (const auto& f : split_on(run.filter, ';')) {
+        for (const auto& f : split(run.filter, ';')) {
           auto eq = f.find('=');
           int c = d.col(f.substr(0, eq));
           if (c < 0) throw std::logic_error("figures: filter column missing: " + f);

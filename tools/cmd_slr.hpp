@@ -21,6 +21,12 @@ SweepRules nu_rule(slr::Task task);
 // Domain of the replica commands (`slr erm`, `slr bayes`): alpha in [1e-3, 1e4], finite nu
 // <= 1e3, lambda and delta <= 1e4 (README "Errors and exit codes").
 constexpr double kSlrMinAlpha = 1e-3, kSlrMaxAlpha = 1e4, kSlrMaxNu = 1e3, kSlrMaxScale = 1e4;
+// The sweep rules of that domain: `nu` (inf allowed for max-SLR only), `alpha`, and `scale` for
+// lambda and delta.
+struct SlrReplicaRules {
+  SweepRules nu, alpha, scale;
+};
+SlrReplicaRules slr_replica_rules(slr::Task task);
 
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);

@@ -53,19 +53,12 @@ void run_erm(const ErmCli& o) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
   const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
-  // Documented domain (README "Errors and exit codes"): beyond it the channel integrals
-  // over/underflow (alpha = 1e308 makes the conjugate overlaps inf, nu = 1e300 the residual).
-  SweepRules nu_r = nu_rule(task);  // nu = inf stays allowed for max-SLR
-  nu_r.max = kSlrMaxNu;
-  SweepRules alpha_r = positive_rule(), scale_r = nonneg_rule();
-  alpha_r.min = kSlrMinAlpha;
-  alpha_r.min_inclusive = true;
-  alpha_r.max = kSlrMaxAlpha;
-  scale_r.max = kSlrMaxScale;
-  const auto nus = parse_sweep(o.nu, "nu", nu_r);
-  const auto lambdas = parse_sweep(o.lambda, "lambda", scale_r);
-  const auto deltas = parse_sweep(o.delta, "delta", scale_r);
-  const auto alphas = parse_sweep(o.alpha, "alpha", alpha_r);
+  // Documented domain (README "Errors and exit codes").
+  const SlrReplicaRules rules = slr_replica_rules(task);
+  const auto nus = parse_sweep(o.nu, "nu", rules.nu);
+  const auto lambdas = parse_sweep(o.lambda, "lambda", rules.scale);
+  const auto deltas = parse_sweep(o.delta, "delta", rules.scale);
+  const auto alphas = parse_sweep(o.alpha, "alpha", rules.alpha);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
   std::vector<ReplicaInit> inits;

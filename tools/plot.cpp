@@ -42,15 +42,6 @@ bool is_number(const std::string& s, double& v) {
   return !s.empty() && *e == '\0';
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, sep)) out.push_back(item);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
-
 // A gnuplot single-quoted string holding `text` literally: '' stands for a quote inside it, and
 // nothing else is special there; control characters (a newline would end the command) become
 // spaces.
