@@ -194,11 +194,16 @@ std::vector<Panel> make_panels() {
                  "--model true,ridge --draws {draws}",
                  "theory", "", "model=ridge"}}});
 
-  // Alignment: error against |w| for w_K = w_Q = |w| mu-hat.
+  // Alignment: error against |w| for w_K = w_Q = |w| mu-hat. Besides the true kernel at n (compared
+  // with the DE), two series not compared (no theory curve of their own): the true kernel at a
+  // larger n_big and the Gaussian-equivalent surrogate at n, which separate the true kernel's
+  // finite-size departure at large |w| (controlled by |w|^2 (1 + |mu|^2)/sqrt(p), docs/rmt.md
+  // finding 5) from the DE.
   p.push_back({"rmt_alignment", "RMT: tanh attention error against the alignment |w|, w_K = w_Q = |w| mu-hat",
                "alignment strength |w|", "interpolation error", false, false,
-               "act=tanh c=0.5 gamma=1e-2 snr=1 ws=0:3:25 ws_sim=0,0.5,1,1.5,2,3 n=512 draws=6",
-               "ws=0:3:7 ws_sim=0,1 n=256 draws=6",
+               "act=tanh c=0.5 gamma=1e-2 snr=1 ws=0:3:25 ws_sim=0,0.5,1,1.5,2,3 n=512 draws=24 "
+               "ws_big=0,1,2,3 n_big=2048 draws_big=6",
+               "ws=0:3:7 ws_sim=0,1 n=256 draws=6 ws_big=3 n_big=512 draws_big=4",
                {{"theory", "{activation}", "@each", "error", "",
                  "rmt attention --c {c} --gamma {gamma} --snr {snr} --activation {act} --wk {each:ws},0,0 "
                  "--wq {each:ws},0,0"},
@@ -207,8 +212,16 @@ std::vector<Panel> make_panels() {
                  "--wq {each:ws},0,0"},
                 {"mc", "{activation}", "@each", "mean", "se",
                  "mc rmt --n {n} --c {c} --gamma {gamma} --snr {snr} --activation {act} --wk {each:ws_sim},0,0 "
-                 "--wq {each:ws_sim},0,0 --model true --draws {draws}",
-                 "theory"}}});
+                 "--wq {each:ws_sim},0,0 --model true,surrogate --draws {draws}",
+                 "theory", "", "model=true"},
+                {"mc", "{activation} Gaussian-equivalent surrogate (n = {n}; not compared)", "@each", "mean", "se",
+                 "mc rmt --n {n} --c {c} --gamma {gamma} --snr {snr} --activation {act} --wk {each:ws_sim},0,0 "
+                 "--wq {each:ws_sim},0,0 --model true,surrogate --draws {draws}",
+                 "", "", "model=surrogate"},
+                {"mc", "{activation} true kernel (n = {n_big}; not compared)", "@each", "mean", "se",
+                 "mc rmt --n {n_big} --c {c} --gamma {gamma} --snr {snr} --activation {act} --wk {each:ws_big},0,0 "
+                 "--wq {each:ws_big},0,0 --model true --draws {draws_big}",
+                 ""}}});
   return p;
 }
 
