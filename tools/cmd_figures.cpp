@@ -189,9 +189,6 @@ std::string tail_of(const std::string& path, std::size_t n) {
   return s.size() > n ? s.substr(s.size() - n) : s;
 }
 
-// jump_share (S20a) of the noise floor: 0.015-0.03 where the proximal minimiser does not jump.
-constexpr double kJumpShareFloor = 0.03;
-
 struct Row {  // one row of a panel CSV
   std::string source, series;
   double x = 0, y = 0, se = NAN;
@@ -462,8 +459,8 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         // form cannot see them): RS is not exact where jump_share is significantly above the QMC
         // noise floor of the Stein form (docs/equations/slr_replica.md (S20a), docs/figures.md).
         double js, jse;
-        if (stab >= 0 && jump >= 0 && jump_se >= 0 && to_number(r[jump], js) && to_number(r[jump_se], jse) &&
-            js - 2 * jse > kJumpShareFloor)
+        if (run.jump_floor > 0 && stab >= 0 && jump >= 0 && jump_se >= 0 && to_number(r[jump], js) &&
+            to_number(r[jump_se], jse) && js - 2 * jse > run.jump_floor)
           row.stable = 0;
         row.ref = run.ref;
         these.push_back(row);
@@ -516,7 +513,8 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
                 "source: theory (curve), bayes (Bayes-optimal, dashed), replica (replica prediction at the "
                 "markers' finite alpha), mc (simulation; y_se = standard error over seeds/draws); rs_stable: 1/0 "
                 "replica-symmetric stability of the theory point, 0 where the replicon is above 1 (rs_stability = "
-                "unstable) or the proximal minimiser jumps (jump_share - 2 se > 0.03) (blank: not applicable); z = (y - reference) / "
+                "unstable) or, in panels that ask for it, the proximal minimiser jumps (jump_share - 2 se above the "
+                "panel's floor) (blank: not applicable); z = (y - reference) / "
                 "sqrt(y_se^2 + reference_se^2) for a marker compared with its reference source");
   Summary sum;
   sum.name = panel.name;
