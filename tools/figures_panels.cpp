@@ -99,7 +99,7 @@ std::vector<Panel> make_panels() {
   constexpr double kJumpFloor = 0.03;
   const char* fig3 =
       "L=3 lambda=0.1 alpha=0.5:8:16 alpha_sim=0.5,1,2,3,4,6,8 D=300 seeds=8 restarts=8 points=1024 reps=4";
-  const char* fig3q = "alpha=1,2,3,4,5,6 alpha_sim=5 D=200 seeds=3 restarts=3 points=512 reps=2";
+  const char* fig3q = "alpha=1,2,3,4,5,6 alpha_sim=6 D=200 seeds=3 restarts=3 points=1024 reps=2";
   auto fig3_runs = [] {
     return std::vector<FigureRun>{
         {"theory", "{activation}", "alpha", "test_error", "test_error_se",
