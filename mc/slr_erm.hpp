@@ -94,8 +94,12 @@ struct ErmOptions {
   int n_test = 20000;                  // fresh test samples (§6)
   // Landscape probe: restarts > 1 also minimises the same training set from restarts - 1 further
   // random starts and measures how far apart the minima are (SeedResult::q_k_ab ...). The
-  // reported minimiser stays the one from `init`.
+  // reported minimiser is the one from `init`, unless keep_lowest.
   int restarts = 1;
+  // With restarts > 1: report the minimiser with the lowest training loss (S13) among all starts
+  // (the global minimiser that the zero-temperature replica theory describes, as far as the starts
+  // find it) instead of the one from `init`.
+  bool keep_lowest = false;
 };
 
 // Everything measured for one seed.
@@ -114,6 +118,9 @@ struct SeedResult {
   // minimum (replica symmetry) gives q_ab = q and spread 0 as D grows; many minima (broken
   // replica symmetry) give q_ab < q.
   double q_k_ab = 0, q_v_ab = 0, q_k_aa = 0, q_v_aa = 0, loss_spread = 0;
+  // With restarts > 1: 1 if the minimiser from `init` had the lowest training loss of all starts
+  // (ties to within 1e-12 relative count for `init`), else 0.
+  double init_lowest = 1;
   int iterations = 0;
   bool converged = false;                        // Ceres termination CONVERGENCE
   std::string termination;                       // Ceres message
@@ -136,7 +143,7 @@ struct Summary {
   int seeds = 0;
   Estimate m_k, q_k, m_v, q_v, kv_star, vk_star, kv, train_mse, train_loss, test_mse, e_test, e_bayes,
       iterations, seconds;
-  Estimate q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread;  // restarts > 1
+  Estimate q_k_ab, q_v_ab, q_k_aa, q_v_aa, loss_spread, init_lowest;  // restarts > 1
   int converged = 0;  // number of seeds whose L-BFGS converged
   // Standard errors of e_test, e_bayes from all test samples pooled (population mode: the risk
   // does not depend on the teacher draw, so the pooled samples are i.i.d.).

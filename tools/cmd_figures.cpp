@@ -409,7 +409,7 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         throw std::logic_error("figures: panel " + panel.name + ": column missing (" + run.x + ", " + run.y + ", " +
                                run.se + ")");
       const int conv = d.col("converged"), stab = d.col("rs_stability"), lam = d.col("lambda"),
-                alp = d.col("alpha");
+                alp = d.col("alpha"), jump = d.col("jump_share"), jump_se = d.col("jump_share_se");
       // Row filter "col=value;col=value".
       std::vector<std::pair<int, std::string>> filters;
       if (!run.filter.empty())
@@ -440,6 +440,13 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
         if (lam >= 0) row.lambda = r[lam];
         if (alp >= 0 && run.source != "theory") row.alpha = r[alp];
         if (stab >= 0) row.stable = r[stab] == "unstable" ? 0 : 1;
+        // Jumps of the proximal minimiser make the zero-temperature replicon infinite (the Hessian
+        // form cannot see them): RS is not exact where jump_share is significantly above the QMC
+        // noise floor of the Stein form (docs/equations/slr_replica.md (S20a), docs/figures.md).
+        double js, jse;
+        if (run.jump_floor > 0 && stab >= 0 && jump >= 0 && jump_se >= 0 && to_number(r[jump], js) &&
+            to_number(r[jump_se], jse) && js - 2 * jse > run.jump_floor)
+          row.stable = 0;
         row.ref = run.ref;
         these.push_back(row);
       }
@@ -490,7 +497,9 @@ Summary make_panel(const Panel& panel, const Params& params, const std::string& 
   table.setting("columns",
                 "source: theory (curve), bayes (Bayes-optimal, dashed), replica (replica prediction at the "
                 "markers' finite alpha), mc (simulation; y_se = standard error over seeds/draws); rs_stable: 1/0 "
-                "replica-symmetric stability of the theory point (blank: not applicable); z = (y - reference) / "
+                "replica-symmetric stability of the theory point, 0 where the replicon is above 1 (rs_stability = "
+                "unstable) or, in panels that ask for it, the proximal minimiser jumps (jump_share - 2 se above the "
+                "panel's floor) (blank: not applicable); z = (y - reference) / "
                 "sqrt(y_se^2 + reference_se^2) for a marker compared with its reference source");
   Summary sum;
   sum.name = panel.name;

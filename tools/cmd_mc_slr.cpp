@@ -33,6 +33,7 @@ struct McSlrCli {
   std::string activation = "softmax", init = "informed", mode = "erm";
   std::string m_k, q_k, m_v, q_v;
   int D = 400, seeds = 4, n_test = 20000, max_iter = 20000, restarts = 1;
+  std::string keep = "first";
   unsigned long long seed = 1;
   double erf_b = 0.0, c0 = -1.0, gtol = 1e-9, ftol = 1e-15;
   bool per_seed = false;
@@ -131,6 +132,9 @@ void run_mc_slr(const McSlrCli& o) {
     eopt.n_test = o.n_test;
     if (o.restarts < 1 || o.restarts > 64) throw InputError("--restarts: must be in 1..64");
     eopt.restarts = o.restarts;
+    if (o.keep != "first" && o.keep != "lowest") throw InputError("--keep: expected first or lowest");
+    if (o.keep == "lowest" && o.restarts < 2) throw InputError("--keep lowest needs --restarts >= 2");
+    eopt.keep_lowest = o.keep == "lowest";
   } else {
     if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
       throw InputError("--mode population needs --m-k, --q-k, --m-v and --q-v");
@@ -167,7 +171,7 @@ void run_mc_slr(const McSlrCli& o) {
   if (population) cols.insert(cols.end(), {"m_k_in", "q_k_in", "m_v_in", "q_v_in"});
   std::vector<std::string> all_stats = stats;
   const bool probe = !population && o.restarts > 1;
-  if (probe) all_stats.insert(all_stats.end(), {"q_k_aa", "q_k_ab", "q_v_aa", "q_v_ab", "loss_spread"});
+  if (probe) all_stats.insert(all_stats.end(), {"q_k_aa", "q_k_ab", "q_v_aa", "q_v_ab", "loss_spread", "init_lowest"});
   for (const auto& s : all_stats) {
     cols.push_back(s);
     cols.push_back(s + "_se");
@@ -192,7 +196,11 @@ void run_mc_slr(const McSlrCli& o) {
                   "--init, the others from random starts); q_k_aa, q_v_aa = mean self-overlap of "
                   "the minima, q_k_ab, q_v_ab = mean overlap k_a.k_b/D, v_a.v_b/D over pairs of "
                   "minima, loss_spread = max - min training loss (S13)/N; one minimum "
-                  "(replica symmetry) gives q_ab = q_aa, several (broken symmetry) q_ab < q_aa");
+                  "(replica symmetry) gives q_ab = q_aa, several (broken symmetry) q_ab < q_aa; "
+                  "init_lowest = share of seeds whose --init minimum had the lowest loss; "
+                  "reported minimiser (overlaps, errors, train_loss): " +
+                      std::string(o.keep == "lowest" ? "the lowest-loss one of all starts (--keep lowest)"
+                                                     : "the one from --init (--keep first)"));
   table.setting("seed", std::to_string(o.seed));
 
   auto emit = [&](const SimSetting& s, double lambda, double alpha, const Summary& S,
@@ -221,7 +229,8 @@ void run_mc_slr(const McSlrCli& o) {
     std::vector<const Estimate*> st = {&S.m_k,        &S.q_k,     &S.m_v,      &S.q_v,
                                       &S.kv_star,    &S.vk_star, &S.kv,       &S.train_mse,
                                       &S.train_loss, &S.e_test,  &S.e_bayes};
-    if (probe) st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread});
+    if (probe)
+      st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread, &S.init_lowest});
     for (const auto* x : st) {
       row.push_back(fmt(x->mean));
       // population mode: pooled standard errors of the two risks (i.i.d. test samples)
@@ -242,7 +251,8 @@ void run_mc_slr(const McSlrCli& o) {
         auto pr = common(std::to_string(i), 1);
         std::vector<double> vals{r.m_k, r.q_k, r.m_v, r.q_v, r.kv_star, r.vk_star, r.kv,
                                  r.train_mse, r.train_loss, r.e_test, r.e_bayes};
-        if (probe) vals.insert(vals.end(), {r.q_k_aa, r.q_k_ab, r.q_v_aa, r.q_v_ab, r.loss_spread});
+        if (probe)
+          vals.insert(vals.end(), {r.q_k_aa, r.q_k_ab, r.q_v_aa, r.q_v_ab, r.loss_spread, r.init_lowest});
         for (double x : vals) {
           pr.push_back(fmt(x));
           pr.push_back("");
@@ -468,6 +478,10 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--restarts", o->restarts,
                   "Landscape probe: minimise each training set from this many starts and report "
                   "the overlaps between the minima (q_*_ab vs q_*_aa)")
+      ->capture_default_str();
+  sub->add_option("--keep", o->keep,
+                  "With --restarts: report the minimiser from --init (first) or the one with the "
+                  "lowest training loss of all starts (lowest)")
       ->capture_default_str();
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   add_plot_options(sub, o->plot);

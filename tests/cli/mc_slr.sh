@@ -66,6 +66,8 @@ b=$("$S" mc slr --L 2 --alpha 2 --D 100 --seeds 2 --activation softmax --init ov
 bad mc slr --init overlaps --m-k 1
 bad mc slr --init overlaps --m-k 1 --q-k 0.5 --m-v 0 --q-v 1
 bad mc slr --restarts 0
+bad mc slr --keep lowest
+bad mc slr --restarts 2 --keep best
 # --restarts: at L = 1 softmax the objective is ridge regression in v (strictly convex), so every
 # start reaches the same minimum: q_v_ab = q_v_aa and no loss spread.
 "$S" mc slr --L 1 --alpha 2 --D 60 --seeds 2 --activation softmax --init random --restarts 3 \
