@@ -3,8 +3,7 @@
 #include "solver/curve.hpp"
 
 #include "solver/interrupt.hpp"
-
-#include <omp.h>
+#include "solver/parallel.hpp"
 
 #include <algorithm>
 
@@ -104,8 +103,10 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   // Per task (start, replicate): the solution and values at every parameter.
   std::vector<std::vector<Replicate>> reps(n_tasks, std::vector<Replicate>(n_par));
 
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int t = 0; t < n_tasks; ++t) {
+  // Every (start, replicate) is a task of the one team (solver/parallel.hpp); an exception of a
+  // model (e.g. a setting outside what it implements) reaches the caller, never terminates.
+  parallel_for(static_cast<std::size_t>(n_tasks), [&](std::size_t tt) {
+    const int t = static_cast<int>(tt);
     const CurveStart& st = starts[t / R];
     const int r = t % R;
     // Continuation with warm starts: an accepted replicate (converged, or a small limit cycle)
@@ -125,7 +126,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       reps[t][i].values = model.values(*sys, res[i].x);
       reps[t][i].res = std::move(res[i]);
     }
-  }
+  });
 
   // An interrupted curve is incomplete: the caller (the grid runner) drops it.
   if (interrupt_requested()) return {};
@@ -155,9 +156,9 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     if (todo.empty()) break;
     if (!model.prepare_level(level)) break;
     std::vector<Replicate> fine(todo.size() * R);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int u = 0; u < static_cast<int>(fine.size()); ++u) {
-      if (interrupt_requested()) continue;
+    parallel_for(fine.size(), [&](std::size_t uu) {
+      if (interrupt_requested()) return;
+      const int u = static_cast<int>(uu);
       const int j = todo[u / R], r = u % R;
       const int k = j / n_par, i = j % n_par;
       const auto sys = model.system(params[i], r, level);
@@ -165,7 +166,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       sys->project(sr.x);
       fine[u].values = model.values(*sys, sr.x);
       fine[u].res = std::move(sr);
-    }
+    });
     if (interrupt_requested()) return {};
     for (std::size_t v = 0; v < todo.size(); ++v) {
       const int j = todo[v], k = j / n_par, i = j % n_par;

@@ -110,7 +110,9 @@ class CurveModel {
 // Every start x every parameter (in the order given; Backward walks from the end), aggregated
 // over the model's replicates. Output: start-major, params in the order given; empty when an
 // interrupt was requested (solver/interrupt.hpp) during the run. Parallel over
-// (start, replicate) with OpenMP; the result does not depend on the number of threads.
+// (start, replicate) as tasks of the one thread team (solver/parallel.hpp: called from a grid
+// runner's chain, the solves share the runner's threads); the result does not depend on the
+// number of threads. An exception of the model (system(), values(), ...) is rethrown here.
 std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& params,
                                   const std::vector<CurveStart>& starts, const CurveOptions& opt);
 

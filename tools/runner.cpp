@@ -26,6 +26,7 @@
 
 #include "saddle_version.hpp"
 #include "solver/interrupt.hpp"
+#include "solver/parallel.hpp"
 #include "tools/cli_common.hpp"
 
 namespace saddle {
@@ -445,11 +446,14 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     }
     os->flush();
   };
-  std::string error;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t k = 0; k < mine.size(); ++k) {
+  // Chains are tasks of the one thread team (solver/parallel.hpp); the solves inside a chain
+  // (the curve driver's replicates, a trainer's seeds) become tasks of the same team. A chain
+  // that throws stops the run like an interrupt: no new chain starts, the complete prefix is
+  // written, and the error of the lowest failing chain is reported.
+  FirstError error;
+  parallel_for(mine.size(), [&](std::size_t k) {
     const std::size_t c = mine[k];
-    if (stop || g_signal) continue;  // --strict failure or SIGINT: start no new chain
+    if (stop || g_signal || error.failed()) return;  // --strict, SIGINT/SIGTERM or an error
     std::vector<std::string> lines;
     try {
       check_interrupt();
@@ -465,18 +469,39 @@ void run_grid(const GridJob& job, const RunOptions& r) {
         if (lines.size() != job.chains[c].size) throw std::logic_error("chain produced the wrong number of rows");
         cache.store(job.chains[c], lines);
       }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (error.empty()) error = e.what();
-      continue;
+    } catch (...) {
+      error.record(c);
+      return;
     }
     std::lock_guard<std::mutex> lock(mu);
     done[c - first] = std::move(lines);
     ready[c - first] = 1;
     progress.advance(job.chains[c].size);
     if (rank == 0 && nranks == 1) flush_prefix();
+  });
+  if (error.failed()) {
+    // Keep what is complete (as for an interrupt), then report the error once.
+    std::size_t written = all_lines.size();
+    if (rank == 0 && nranks == 1) {
+      flush_prefix();
+      written = all_lines.size();
+      if (file) file->close();
+    }
+    const std::string where = file ? "'" + r.out + "'" : std::string("stdout");
+    const std::string kept = "; " + std::to_string(written) + " complete rows written to " + where +
+                             (file && written > 0 ? " (--resume continues after a fix)" : "");
+    try {
+      std::rethrow_exception(error.error());
+    } catch (const InputError& e) {
+      throw InputError(e.what() + kept);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw std::runtime_error(e.what() + kept);
+    }
   }
-  if (!error.empty()) throw std::runtime_error(error);
   if (rank == 0 && nranks == 1 && (g_signal || !strict_row.empty())) {
     flush_prefix();  // every complete chain (up to the failing row under --strict), no timing line
     os->flush();
