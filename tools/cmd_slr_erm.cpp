@@ -10,6 +10,7 @@
 #include "equations/slr_replica.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/cmd_slr_rsb.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -28,6 +29,7 @@ struct ErmCli {
   SolverOptions solver;
   std::string method;
   RunOptions run;
+  ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/cmd_slr_rsb.cpp)
   ErmCli() {
     slr::ReplicaCurveOptions d;
     solver = d.solver;
@@ -102,6 +104,12 @@ void run_erm(const ErmCli& o) {
             }
             settings.push_back(s);
           }
+
+  if (rsb_selected(o.rsb)) {  // --symmetry 1rsb: tools/cmd_slr_rsb.cpp
+    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, o.stall_accept,
+                        !o.no_retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
+    return;
+  }
 
   GridJob job;
   job.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
@@ -274,6 +282,7 @@ void register_slr_erm(CLI::App& slr) {
       ->group("Solver");
   add_run_options(sub, o->run);
   add_solver_options(sub, o->solver, o->method);
+  add_rsb_options(sub, o->rsb);
   sub->callback([o] { run_erm(*o); });
 }
 
