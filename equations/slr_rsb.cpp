@@ -19,6 +19,8 @@ void validate(const RsbSetting& set) {
     throw std::invalid_argument("the Parisi bracket needs 0 < x_min < x_max < inf");
   if (!(set.dq_floor > 0.0) || !(set.dq_floor < 1e-3))
     throw std::invalid_argument("dq_floor must be in (0, 1e-3)");
+  if (set.n_inner_stability < 2 || set.n_inner_stability % 2 != 0 || set.n_inner_stability > 4096)
+    throw std::invalid_argument("stability inner points must be even and in 2..4096");
 }
 
 RsbSystem::RsbSystem(RsbSetting set, double alpha, std::shared_ptr<const SobolGaussian> outer,
@@ -50,16 +52,16 @@ void RsbSystem::project(Vec& x) const {
     // q0 = q - dq >= m^2 (the inter-state overlap is a covariance)
     q = std::max(q, m * m * (1.0 + 1e-12) + 1e-12 + dq);
   }
-  double& xp = x(8);
-  if (!std::isfinite(xp)) xp = 1.0;
-  xp = std::min(std::max(xp, set_.x_min), set_.x_max);
+  double& lx = x(8);  // log x
+  if (!std::isfinite(lx)) lx = 0.0;
+  lx = std::min(std::max(lx, std::log(set_.x_min)), std::log(set_.x_max));
   if (k_off) x(0) = x(1) = x(3) = 0.0;
 }
 
-RsbChannel RsbSystem::channel(const Vec& x, bool want_stability) const {
+RsbChannel RsbSystem::channel(const Vec& x) const {
   Vec xp = x;
   project(xp);
-  return rsb_channel(set_, alpha_, xp.data(), *outer_, *inner_, r_, want_stability);
+  return rsb_channel(set_, alpha_, xp.data(), *outer_, *inner_, r_);
 }
 
 Vec RsbSystem::map(const Vec& x) const {
@@ -91,7 +93,9 @@ std::vector<std::string> RsbSystem::observable_names() const {
 RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   Vec xp = x;
   project(xp);
-  const RsbChannel c = rsb_channel(set_, alpha_, xp.data(), *outer_, *inner_, r_, true);
+  const RsbChannel c = rsb_channel(set_, alpha_, xp.data(), *outer_, *inner_, r_);
+  const RsbStability st =
+      rsb_stability(set_, alpha_, xp.data(), *outer_, r_, set_.n_inner_stability);
   const double lambda = set_.rs.lambda;
   RsbValues<double> v;
   v.m_k = xp(0);
@@ -102,7 +106,8 @@ RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   v.q_v = xp(5);
   v.V_v = xp(6);
   v.dq_v = xp(7);
-  v.x_parisi = xp(8);
+  v.log_x = xp(8);
+  v.x_parisi = std::exp(xp(8));
   v.mhat_k = c.mhat[0];
   v.qhat_k = c.qhat1[0];
   v.Vhat_k = c.Vhat0[0] + c.x * std::max(c.qhat1[0] - c.qhat0[0], 0.0);  // 1/V - lambda (R4)
@@ -116,8 +121,8 @@ RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   v.train_error = c.train_mse;
   v.train_loss = 0.5 * c.train_mse + lambda * (xp(1) + xp(5)) / (2.0 * alpha_);  // (R6)
   v.free_energy = rsb_prior_energy(lambda, alpha_, xp.data()) + c.channel_energy;  // (R1)
-  v.at_eigenvalue = c.at1;
-  v.at0_eigenvalue = c.at0;
+  v.at_eigenvalue = st.at1;
+  v.at0_eigenvalue = st.at0;
   auto share = [&](double h, double st) {
     const double d = lambda + std::abs(h);
     return d > 0.0 ? std::abs(h - st) / d : 0.0;
@@ -127,14 +132,16 @@ RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   v.inner_ess = c.ess;
   // The inner Stein identity Vhat0 - Vhat1 = x qhat0 (R4), relative to lambda + |Vhat0|: a check
   // of the inner quadrature (0 for exact integrals).
-  double st = 0.0;
+  double gap = 0.0;
   for (int a = replica_k_inactive(set_.rs) ? 1 : 0; a < 2; ++a)
-    st = std::max(st, std::abs(c.Vhat0[a] - c.Vhat1[a] - c.x * c.qhat0[a]) /
-                          (lambda + std::abs(c.Vhat0[a])));
-  v.stein_gap = st;
+    gap = std::max(gap, std::abs(c.Vhat0[a] - c.Vhat1[a] - c.x * c.qhat0[a]) /
+                            (lambda + std::abs(c.Vhat0[a])));
+  v.stein_gap = gap;
   const double den = c.prior_complexity + c.kl;
   v.x_balance = den > 0.0 ? (c.prior_complexity - c.kl) / den : 0.0;
-  v.x_edge = xp(8) <= set_.x_min ? -1.0 : xp(8) >= set_.x_max ? 1.0 : 0.0;
+  v.x_edge = v.x_parisi <= set_.x_min * (1.0 + 1e-9)   ? -1.0
+             : v.x_parisi >= set_.x_max * (1.0 - 1e-9) ? 1.0
+                                                       : 0.0;
   return v;
 }
 
@@ -156,7 +163,7 @@ Vec rsb_from_rs(const Vec& rs, double frac, double x_parisi) {
     x(4 * a + 2) = V;
     x(4 * a + 3) = frac * std::max(q - m * m, 0.0);
   }
-  x(8) = x_parisi;
+  x(8) = std::log(x_parisi);
   return x;
 }
 
@@ -170,15 +177,16 @@ Vec rsb_uninformed_start(const RsbSetting& set) {
 
 RsbCurveOptions::RsbCurveOptions() {
   solver.method = Method::Anderson;
-  solver.mix = 0.5;
+  solver.mix = 0.3;
+  solver.anderson_depth = 3;
   solver.tol = 1e-5;
   solver.max_iter = 300;
   solver.newton_polish = false;
   solver.stall_window = 20;
   stall_accept = 1e-2;
   retry = true;
-  retry_mix = 0.2;
-  retry_max_iter = 300;
+  retry_mix = 0.5;
+  retry_max_iter = 400;
   target_se = 0.0;
   max_refine = 2;
   refine_unstable = false;

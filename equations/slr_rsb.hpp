@@ -42,6 +42,8 @@ struct RsbSetting {
   double x_max = 1e3;
   // Floor of dq in the projection (the inner Stein weight is xi / sqrt(dq)); dq at the floor is RS.
   double dq_floor = 1e-12;
+  // Inner points of each of the two sets of the stability pass (R7) at the fixed point.
+  int n_inner_stability = 64;
 };
 
 // Throws std::invalid_argument outside what is implemented (that of the RS setting, n_inner even
@@ -69,10 +71,11 @@ class RsbInnerPoints {
 // The inner point set of a setting: dimension 2 L_max (the intra-state fields of chi and z).
 std::shared_ptr<const RsbInnerPoints> make_rsb_inner_points(const RsbSetting& set);
 
-// State layout: (m_k, q_k, V_k, dq_k, m_v, q_v, V_v, dq_v, x), q = q1 the self-overlap.
+// State layout: (m_k, q_k, V_k, dq_k, m_v, q_v, V_v, dq_v, log x), q = q1 the self-overlap; the
+// Parisi parameter enters as log x, so that its residual is a relative change.
 constexpr int kRsbDim = 9;
 
-// Channel averages at the state P (x = P[8]), one replicate (R2, R4, R5).
+// Channel averages at the state P (x = exp P[8]), one replicate (R2, R4, R5).
 // Derivative-type hats (the exact pathwise derivatives of the sampled channel energy C):
 //   mhat_a  = -alpha dC/dm_a,   Vhat0_a = 2 alpha dC/dq0_a (dq held),
 //   Vhat1_a = 2 alpha dC/ddq_a (q0 held),   qhat1_a = -2 alpha dC/dV_a = alpha E<|g_a|^2>,
@@ -85,19 +88,26 @@ struct RsbChannel {
   double prior_complexity = 0;  // prior part Pc of x^2 de/dx (R5), e per D
   double kl = 0;                // alpha E[KL(tilted inner measure | Gaussian)]: x^2 de/dx = Pc - kl
   double gap = 0;               // max_a dq_a / q_a at the state
+  double dG_dlogx = 0;          // d(Pc - kl)/d log x at fixed order parameters (same prox values)
   double train_mse = 0;       // E<(y - s.z)^2> with the tilted inner measure, includes Delta
   double ess = 0;             // mean over outer points of the inner effective sample share
   double max_grad = 0;        // worst |grad|_inf of the prox solutions
-  // With want_stability: replicons (R7). at1 = intra-state (Hessian-form 𝒥 under the tilted
-  // inner measure, with V); at0 = inter-state (d<g>/d omega0 by the inner Stein identity, with
-  // A = V + x dq).
-  double at1 = 0, at0 = 0;
 };
 RsbChannel rsb_channel(const RsbSetting& set, double alpha, const double* P,
-                       const SobolGaussian& outer, const RsbInnerPoints& inner, int replicate,
-                       bool want_stability = false);
+                       const SobolGaussian& outer, const RsbInnerPoints& inner, int replicate);
 
-// Prior part (R3) of the energy per sample at P (x = P[8]): sum_a [-(1/(2x)) log(1 + x dq/V)
+// Replicons of the 1RSB point (R7): at1 = intra-state (Hessian-form 𝒥 (S20) under the tilted
+// inner measure, with V; misses the jumps), at0 = inter-state (𝒥0 = -d<g>/d omega0 by the inner
+// Stein identity, jumps included, with A = V + x dq). Computed with two independent inner point
+// sets of n_inner points (their own streams), at0 from their cross product (unbiased by the
+// inner noise).
+struct RsbStability {
+  double at1 = 0, at0 = 0;
+};
+RsbStability rsb_stability(const RsbSetting& set, double alpha, const double* P,
+                           const SobolGaussian& outer, int replicate, int n_inner);
+
+// Prior part (R3) of the energy per sample at P (x = exp P[8]): sum_a [-(1/(2x)) log(1 + x dq/V)
 // - (q0 - m^2)/(2(V + x dq)) + lambda q1/2] / alpha.
 double rsb_prior_energy(double lambda, double alpha, const double* P);
 
@@ -109,7 +119,8 @@ void rsb_prior_update(double lambda, const RsbChannel& c, double* P_out);
 template <class T>
 struct RsbValues {
   T m_k{}, q_k{}, V_k{}, dq_k{}, m_v{}, q_v{}, V_v{}, dq_v{};  // state
-  T x_parisi{};   // Parisi parameter x (R5), the ninth unknown
+  T log_x{};      // log of the Parisi parameter x (R5), the ninth unknown
+  T x_parisi{};   // x = exp(log_x)
   T mhat_k{}, qhat_k{}, Vhat_k{}, mhat_v{}, qhat_v{}, Vhat_v{};  // qhat = qhat1, Vhat intra (R4)
   T Vhat_k_hessian{}, Vhat_v_hessian{};  // alpha E<tr 𝒥> (misses the jumps)
   T test_error{};   // (S7) at (m_k, q_k, m_v, q_v)
@@ -126,9 +137,10 @@ struct RsbValues {
 
   template <class F> void visit_state(F&& f) {
     f("m_k", m_k); f("q_k", q_k); f("V_k", V_k); f("dq_k", dq_k);
-    f("m_v", m_v); f("q_v", q_v); f("V_v", V_v); f("dq_v", dq_v); f("x_parisi", x_parisi);
+    f("m_v", m_v); f("q_v", q_v); f("V_v", V_v); f("dq_v", dq_v); f("log_x", log_x);
   }
   template <class F> void visit_observables(F&& f) {
+    f("x_parisi", x_parisi);
     f("mhat_k", mhat_k); f("qhat_k", qhat_k); f("Vhat_k", Vhat_k);
     f("mhat_v", mhat_v); f("qhat_v", qhat_v); f("Vhat_v", Vhat_v);
     f("Vhat_k_hessian", Vhat_k_hessian); f("Vhat_v_hessian", Vhat_v_hessian);
@@ -160,7 +172,7 @@ class RsbSystem : public FixedPointSystem {
   // The sampled energy per sample (R1) at the state x (projected).
   double energy(const Vec& x) const;
   // The channel at the state (projected).
-  RsbChannel channel(const Vec& x, bool want_stability = false) const;
+  RsbChannel channel(const Vec& x) const;
 
  private:
   RsbSetting set_;
@@ -185,8 +197,10 @@ struct RsbPoint : CurveStatus, RsbValues<Estimate> {
   int n_inner = 0;
 };
 
-// Anderson (depth 5, mix 0.5), tol 1e-5, max_iter 300, stall window 20, stall_accept 1e-2,
-// damped retry; refinement 4x outer points per level on the test error.
+// Anderson (depth 3, mix 0.3: with depth 5, mix 0.5 Anderson was seen to end on a second, lower
+// fixed point that plain damping does not reach), tol 1e-5, max_iter 300, stall window 20,
+// stall_accept 1e-2, damped retry (mix 0.5, at most 400 iterations); refinement 4x outer points
+// per level on the test error (off by default).
 struct RsbCurveOptions : CurveOptions {
   RsbCurveOptions();
 };

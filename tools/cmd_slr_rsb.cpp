@@ -23,6 +23,8 @@ void add_rsb_options(CLI::App* sub, ErmRsbOptions& o) {
   o.points = sub->get_option("--points");
   o.target_se = sub->get_option("--target-se");
   o.method = sub->get_option("--method");
+  o.mix = sub->get_option("--mix");
+  o.depth = sub->get_option("--anderson-depth");
 }
 
 bool rsb_selected(const ErmRsbOptions& o) {
@@ -37,7 +39,11 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
     throw InputError("--inner-points: must be even and in 2..4096");
   const bool points_given = o.points && o.points->count() > 0;
   const bool target_given = o.target_se && o.target_se->count() > 0;
-  if (!o.method || o.method->count() == 0) job.solver.method = Method::Anderson;
+  const RsbCurveOptions defaults;
+  auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
+  if (!given(o.method)) job.solver.method = defaults.solver.method;
+  if (!given(o.mix)) job.solver.mix = defaults.solver.mix;
+  if (!given(o.depth)) job.solver.anderson_depth = defaults.solver.anderson_depth;
   if (!target_given) job.target_se = 0.0;
   std::vector<RsbSetting> settings;
   for (const ReplicaSetting& rs : job.settings) {
@@ -90,8 +96,9 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                             std::to_string(s0.rs.prox.grid2) + " starts=" +
                             std::to_string(s0.rs.prox.n_starts) + " then Newton (global minimum)");
   table.setting("solver", describe(job.solver) + " stall_accept=" + fmt(job.stall_accept) +
-                              (job.retry ? "; failed replicates retried damped mix=0.2 "
-                                           "max_iter=300"
+                              (job.retry ? "; failed replicates retried damped mix=" +
+                                               fmt(defaults.retry_mix) + " max_iter=" +
+                                               std::to_string(defaults.retry_max_iter)
                                          : ""));
   table.setting("continuation",
                 "informed: backward from the largest alpha; uninformed: forward from the smallest; "
@@ -111,7 +118,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                 "stein_gap = |Vhat0 - Vhat1 - x qhat0|/(lambda + |Vhat0|), a check of the inner "
                 "Stein identity (noise level 0.01-0.1)");
 
-  RsbCurveOptions copt;
+  RsbCurveOptions copt;  // retry mix and iterations: the 1RSB defaults
   copt.solver = job.solver;
   copt.stall_accept = job.stall_accept;
   copt.retry = job.retry;

@@ -18,10 +18,13 @@ struct ErmRsbOptions {
   std::string symmetry = "rs";  // rs | 1rsb
   int inner = 32;               // inner QMC points per outer point (even)
   // Options of `slr erm` whose default differs for 1rsb, looked up at registration: without them
-  // on the command line 1rsb uses --points 1024, --target-se 0 and --method anderson.
+  // on the command line 1rsb uses --points 1024, --target-se 0, --method anderson, --mix 0.3 and
+  // --anderson-depth 3 (slr::RsbCurveOptions).
   const CLI::Option* points = nullptr;
   const CLI::Option* target_se = nullptr;
   const CLI::Option* method = nullptr;
+  const CLI::Option* mix = nullptr;
+  const CLI::Option* depth = nullptr;
 };
 
 // Adds --symmetry and --inner-points to `slr erm` (call after its other options are added).
