@@ -84,6 +84,7 @@ void run_attention(const AttentionCli& o) {
   const auto gammas = parse_sweep(o.gamma, "gamma", rmt_cli::gamma_rule());
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   const auto acts = rmt_cli::activations(o.activation);
+  check_grid({cs.size(), gammas.size(), snrs.size(), acts.size()});
   const Eigen::Vector3d wk = rmt_cli::coordinates(o.wk, "wk"), wq = rmt_cli::coordinates(o.wq, "wq");
   // The rule has ~8 pieces of 2 x nodes points and the solver a few dense 3r x 3r steps per point
   // only for the spike (r = rule size): 2000 nodes per half-piece is far beyond convergence
@@ -174,6 +175,7 @@ void run_ridge(const RidgeCli& o) {
       throw InputError("--gamma: value " + fmt(g) + " out of range (must be 0 or in [" +
                        fmt(rmt_cli::kMinGamma) + ", 1e10])");
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
+  check_grid({cs.size(), gammas.size(), snrs.size()});
   GridJob job;
   job.columns = {"c", "gamma", "snr", "m", "q", "error"};
   job.settings = {{"model", "linear-regression baseline Phi = X, closed form (docs/equations/rmt.md §5 "
