@@ -236,8 +236,8 @@ void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
   }
   if (!(opt.mix > 0.0 && opt.mix <= 1.0)) throw InputError("--mix: must be in (0, 1]");
   if (!(opt.tol > 0.0) || !std::isfinite(opt.tol)) throw InputError("--tol: must be a positive number");
-  if (opt.max_iter < 1) throw InputError("--max-iter: must be >= 1");
-  if (opt.anderson_depth < 0) throw InputError("--anderson-depth: must be >= 0");
+  if (opt.max_iter < 1 || opt.max_iter > 1000000) throw InputError("--max-iter: must be in 1..1e6");
+  if (opt.anderson_depth < 0 || opt.anderson_depth > 100) throw InputError("--anderson-depth: must be in 0..100");
 }
 
 std::string describe(const SolverOptions& opt) {

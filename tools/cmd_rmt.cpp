@@ -91,7 +91,7 @@ void run_attention(const AttentionCli& o) {
   // (48 resolves every case to 1e-12) and still bounded in memory.
   if (o.nodes < 4 || o.nodes > 2000) throw InputError("--nodes must be in [4, 2000]");
   if (!(o.tol > 0.0) || !(o.tol < 1e-2)) throw InputError("--tol must be in (0, 1e-2)");
-  if (o.max_iter < 1) throw InputError("--max-iter must be >= 1");
+  if (o.max_iter < 1 || o.max_iter > 1000000) throw InputError("--max-iter must be in 1..1e6");
   std::vector<rmt::HermiteData> hd;
   for (const auto& a : acts) {
     hd.push_back(rmt::hermite_data(a));

@@ -156,7 +156,10 @@ void add_run_options(CLI::App* sub, RunOptions& r) {
   sub->add_flag("--resume", r.resume, "Skip the points already in --out (same settings required)")->group("Run");
   sub->add_option("--shard", r.shard,
                   "Compute shard i/N of the grid (0-based; default from SLURM_ARRAY_TASK_ID/COUNT)")->group("Run");
-  sub->add_option("--threads", r.threads, "OpenMP threads (0: default)")->group("Run");
+  sub->add_option("--threads", r.threads,
+                  "Cores in total, 0..1024, whatever the nesting: chains, starts, replicates and seeds share "
+                  "one team of threads (0: one per core, or OMP_NUM_THREADS)")
+      ->group("Run");
   sub->add_flag("!--no-progress", r.progress, "No progress bar on stderr")->group("Run");
   sub->add_option("--cache", r.cache_dir, "Cache directory for computed chains")->group("Run");
   sub->add_flag("--strict", r.strict, "Stop at the first point that did not converge (exit code 3)")
