@@ -79,7 +79,9 @@ constexpr int kRsbDim = 9;
 // Derivative-type hats (the exact pathwise derivatives of the sampled channel energy C):
 //   mhat_a  = -alpha dC/dm_a,   Vhat0_a = 2 alpha dC/dq0_a (dq held),
 //   Vhat1_a = 2 alpha dC/ddq_a (q0 held),   qhat1_a = -2 alpha dC/dV_a = alpha E<|g_a|^2>,
-// and the diagnostics qhat0_a = alpha E|<g_a>|^2, Vhat_hessian_a = alpha E<tr 𝒥_aa>.
+// and qhat0_a = alpha E|<g_a>|^2 (used by the map (R4) through the inner Stein identity
+// Vhat0 = Vhat1 + x qhat0), Vhat_hessian_a = alpha E<tr 𝒥_aa> (diagnostic). Vhat1 enters only the
+// diagnostic stein_gap.
 struct RsbChannel {
   double x = 0;        // the Parisi parameter used
   double mhat[2] = {0, 0}, Vhat0[2] = {0, 0}, Vhat1[2] = {0, 0}, qhat1[2] = {0, 0};
