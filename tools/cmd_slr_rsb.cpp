@@ -15,7 +15,8 @@ void add_rsb_options(CLI::App* sub, ErmRsbOptions& o) {
   sub->add_option("--symmetry", o.symmetry,
                   "rs: replica-symmetric fixed point (slr_replica.md §4); 1rsb: one-step replica "
                   "symmetry breaking at zero temperature (docs/equations/slr_rsb.md), for the "
-                  "RS-unstable windows")
+                  "RS-unstable windows; unless given, 1rsb uses --points 1024, --target-se 0, "
+                  "--method anderson, --mix 0.3, --anderson-depth 3")
       ->capture_default_str();
   sub->add_option("--inner-points", o.inner,
                   "1rsb: inner QMC points per outer point (antithetic pairs; even, 2..4096)")
