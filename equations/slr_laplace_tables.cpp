@@ -37,12 +37,18 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
                        const PopulationAccuracy& acc) {
   const double sq = std::sqrt(q);
   const double hx = std::min(acc.h_x, acc.steep / sq);
-  const double xlo = -acc.x_tail;
+  double xlo = -acc.x_tail;
   // (ta)^2 e^{-ta} phi(x) at the smallest t peaks near x = 2 sqrt(q) (softmax), unless e^{-ta}
   // cuts it first.
   double xhi = acc.x_tail + (act == Activation::Softmax ? 2.0 * sq : 0.0);
   if (act == Activation::Softmax)
     xhi = std::max(acc.x_tail, std::min(xhi, (std::log(kExpUnderflow) - tau.at(0) - mu) / sq + 1.0));
+  // The cut t a(Y) ~ 1 of the largest tau lies at x ~ -(tau + mu)/sqrt(q): for a tilted token
+  // (mu >> sqrt(q)) far in the left tail, where the small complements 1 - B, 1 - A of large nu
+  // are decided. Extend the lattice there by whole steps (the nodes of [-x_tail, ...] stay), down
+  // to where phi underflows.
+  const double xcut = -(tau.at(tau.n - 1) + mu) / sq - 1.0;
+  if (xcut < xlo) xlo -= hx * std::ceil((xlo - std::max(xcut, -kXUnderflow)) / hx);
   Grid xg = make_grid(xlo, xhi, hx);
   const int n = xg.n;
   std::vector<double> w(n), la(n), wsuffix(n + 1, 0.0), wprefix(n + 1, 0.0);
@@ -72,7 +78,7 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   for (int i = 0; i < tau.n; ++i) {
     const double ti = tau.at(i);
     int k = static_cast<int>(std::lower_bound(la.begin(), la.end(), kLogTiny - ti) - la.begin());
-    const double e1 = std::exp(ti + lref[k]);
+    const double e1 = k > 0 ? std::exp(ti + lref[k]) : 0.0;  // (no prefix: Q1 = Q2 = 0)
     double s0 = wprefix[k], s1 = e1 * Q1[k], s2 = e1 * e1 * Q2[k], c = s1;
     for (; k < n; ++k) {
       const double ua = std::exp(ti + la[k]);

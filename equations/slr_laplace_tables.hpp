@@ -15,6 +15,11 @@ namespace slr {
 namespace detail {
 
 constexpr double kExpUnderflow = 745.0;
+// Largest q_k of the shared-lattice tables (laplace_table: ~300 sqrt(q) nodes); softmax beyond it
+// uses the log-normal kernel of equations/slr_laplace_lognormal.hpp.
+constexpr double kLatticeMaxQ = 1e5;
+// phi(x) underflows to 0 beyond |x| = 38.6
+constexpr double kXUnderflow = 38.6;
 
 inline bool normalised(Activation a) { return a == Activation::Softmax || a == Activation::Softplus; }
 inline int max_length(const std::vector<int>& lengths) {

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "equations/slr_population_internal.hpp"
@@ -21,6 +23,14 @@ namespace saddle {
 namespace slr {
 
 using namespace detail;
+
+namespace {
+std::string fmt_num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace
 
 PopulationAccuracy PopulationAccuracy::refined(double factor) const {
   PopulationAccuracy r = *this;
@@ -53,39 +63,60 @@ void check_nu(Task task, double nu) {
   if (std::isnan(nu) || nu < 0) throw std::invalid_argument("SLR population: nu must be >= 0");
   if (task == Task::Spiked && std::isinf(nu))
     throw std::invalid_argument("SLR population: nu = inf is only defined for max-SLR");
-  if (task == Task::Spiked && nu > kPopulationMaxNuSpiked)
-    throw std::invalid_argument("SLR population: spiked nu must be <= 150 (the risks ~e^{-nu/4} "
-                                "lose their relative accuracy beyond)");
-  if (task == Task::Max && std::isfinite(nu) && nu > kPopulationMaxNuMax)
-    throw std::invalid_argument("SLR population: max-SLR nu must be <= 100 or inf (the Laplace "
-                                "grids grow with nu)");
+  if (std::isfinite(nu) && nu > kPopulationMaxNu)
+    throw PopulationDomainError("SLR population: nu must be <= 1e3" +
+                                std::string(task == Task::Max ? " or inf" : "") +
+                                " (the domain of the population formulas)");
 }
-
 }  // namespace detail
 
-namespace {
-
-void check_overlaps(double m_k, double q_k) {
-  if (!std::isfinite(m_k) || !std::isfinite(q_k))
-    throw std::invalid_argument("SLR population: m_k and q_k must be finite");
-  if (std::abs(m_k) > kPopulationMaxMk || q_k > kPopulationMaxQk)
-    throw std::invalid_argument("SLR population: need |m_k| <= 200 and q_k <= 1e5");
-  if (q_k < m_k * m_k * (1.0 - 1e-12) - 1e-300)
-    throw std::invalid_argument("SLR population: q_k must be >= m_k^2");
+double population_max_qk(Task task, Activation act, double nu) {
+  switch (act) {
+    case Activation::Linear: return kPopulationMaxQkLinear;
+    case Activation::Erf: return kPopulationMaxQkErf;
+    case Activation::Softmax: return task == Task::Spiked ? kPopulationMaxQkSoftmax : kPopulationMaxQkSoftmaxMax;
+    case Activation::Softplus: break;
+  }
+  if (task == Task::Spiked) return kPopulationMaxQkSoftplus;
+  return std::isinf(nu) ? kPopulationMaxQkSoftplusMaxInf : kPopulationMaxQkSoftplusMax;
 }
 
-}  // namespace
+double population_max_mk(const PopulationSetting& set, double dq_k) {
+  const double qmax = population_max_qk(set.task, set.activation, set.nu);
+  double m = qmax > dq_k ? std::sqrt(qmax - dq_k) : 0.0;
+  if (set.task == Task::Max && set.activation == Activation::Erf)
+    m = std::min(m, kPopulationMaxErfSlope * std::sqrt(1.0 + 2.0 * dq_k));
+  return m;
+}
+
+void check_population_domain(const PopulationSetting& set, double m_k, double q_k) {
+  check_lengths(set.lengths);
+  check_nu(set.task, set.nu);
+  if (!(std::abs(set.erf_b) <= kPopulationMaxErfB))
+    throw std::invalid_argument("SLR population: erf b must be in [-10, 10]");
+  if (!std::isfinite(m_k) || !std::isfinite(q_k))
+    throw PopulationDomainError("SLR population: the key overlaps m_k = " + fmt_num(m_k) +
+                                ", q_k = " + fmt_num(q_k) + " are not finite");
+  if (q_k < m_k * m_k * (1.0 - 1e-12) - 1e-300)
+    throw std::invalid_argument("SLR population: q_k must be >= m_k^2");
+  const double qmax = population_max_qk(set.task, set.activation, set.nu);
+  if (q_k > qmax)
+    throw PopulationDomainError("SLR population: q_k = " + fmt_num(q_k) + " is above " +
+                                fmt_num(qmax) + ", the largest key overlap of " +
+                                to_string(set.activation) + " attention in " + to_string(set.task) +
+                                "-SLR" + (set.task == Task::Max && std::isinf(set.nu) ? " at nu = inf" : ""));
+  // erf, max-SLR: B integrates 1 + erf(b + m x) (a step of width ~sqrt(1 + 2 r^2)/m) against the
+  // tabulated density of chi*_{eps*} (step 0.02)
+  if (set.task == Task::Max && set.activation == Activation::Erf &&
+      std::abs(m_k) > kPopulationMaxErfSlope * std::sqrt(1.0 + 2.0 * std::max(0.0, q_k - m_k * m_k)))
+    throw PopulationDomainError("SLR population: erf attention in max-SLR needs |m_k| <= 10 sqrt(1 + 2 (q_k - m_k^2)); m_k = " +
+                                fmt_num(m_k) + ", q_k = " + fmt_num(q_k));
+}
 
 // ---------------------------------------------------------------------------------------------
 ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q_k,
                               const PopulationAccuracy& acc) {
-  check_lengths(set.lengths);
-  check_nu(set.task, set.nu);
-  check_overlaps(m_k, q_k);
-  if (!(std::abs(set.erf_b) <= kPopulationMaxErfB))
-    throw std::invalid_argument("SLR population: erf b must be in [-10, 10]");
-  if (set.task == Task::Spiked && std::abs(m_k) * std::sqrt(set.nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
-    throw std::invalid_argument("SLR population: spiked m_k sqrt(nu) must be <= 300");
+  check_population_domain(set, m_k, q_k);
   q_k = std::max(q_k, m_k * m_k);
   const std::vector<int>& Ls = set.lengths;
   std::vector<ABDetail> per(Ls.size());
@@ -145,6 +176,16 @@ ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q
   r.B /= n;
   r.cA /= n;
   r.cB /= n;
+  // A - B^2 of the averages: mean of the per-length A_L - B_L^2 plus the variance of B_L over the
+  // law (from the complements, without cancellation)
+  if (std::isfinite(per.front().dAB)) {
+    double d = 0.0, v = 0.0;
+    for (const auto& p : per) {
+      d += p.dAB;
+      v += (p.cB - r.cB) * (p.cB - r.cB);
+    }
+    r.dAB = (d + v) / n;
+  }
   return r;
 }
 
@@ -174,7 +215,10 @@ double risk_optimal_v(const ABDetail& ab) {
   // amplify the absolute error of 1 - A.
   if (std::isfinite(ab.cA) && std::isfinite(ab.cB) && ab.A >= 0.5) {
     // (S8) 1 - B^2/A = [(1 - B)(1 + B) - (1 - A)] / A
-    return (ab.cB * (1.0 + ab.B) - ab.cA) / ab.A;
+    const double r = (ab.cB * (1.0 + ab.B) - ab.cA) / ab.A;
+    // when that difference cancels (the risk far below 1 - B), A - B^2 from its positive parts
+    if (std::isfinite(ab.dAB) && !(r > 1e-3 * ab.cB)) return ab.dAB / ab.A;
+    return r;
   }
   return 1.0 - ab.B * ab.B / ab.A;
 }
@@ -192,6 +236,14 @@ double bayes_risk(Task task, const std::vector<int>& lengths, double nu,
   s.nu = nu;
   s.activation = Activation::Softmax;
   const double c = c_nu(task, nu);
+  if (task == Task::Max && c > 0.0) {
+    // only A is needed: (S27a) at q = nu^2, without the 2-D B of population_AB_detail
+    std::vector<ABDetail> per(lengths.size());
+    max_normalised_A(Activation::Softmax, c * c, lengths, acc, per);
+    double cA = 0.0;
+    for (const auto& p : per) cA += p.cA;
+    return cA / static_cast<double>(per.size());
+  }
   ABDetail d = population_AB_detail(s, c, c * c, acc);
   return d.cA;
 }

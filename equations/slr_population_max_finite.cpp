@@ -3,8 +3,10 @@
 // the integrand lives.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
+#include "equations/slr_laplace_lognormal.hpp"
 #include "equations/slr_population_internal.hpp"
 
 namespace saddle {
@@ -33,7 +35,11 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   // products u e^{nu X} e^{-u e^{nu X}} <= 1/e and (ta) e^{-ta} <= 1/e are bounded, so Z keeps its
   // N(0,1) weight (in the Gumbel-race form of p, the eps* token's X is the winner's X, not a
   // tilted one), and Z outside [-x_tail, x_tail] carries < e^{-x_tail^2/2}.
-  const double steep = std::max({sq, std::abs(nu * c), 1e-300});
+  // With key noise (sigma > 0) the p-side functions of s = ups + nu c z are smoothed by
+  // Lambda_{sigma^2}: their width in s is w_p = max(1, sigma), so they vary on the scale
+  // w_p/(nu c) in z and have the width w_p across the ridge in ups (sigma <= 1: as without noise).
+  const double w_p = std::max(1.0, sigma);
+  const double steep = std::max({sq, std::abs(nu * c) / w_p, 1e-300});
   const double hz = std::min(acc.h_x, acc.steep / steep);
   Grid zg0 = make_grid(-acc.x_tail, acc.x_tail, hz);
   // t grid (s-normalisation): t a(Y) ~ 1 for some Y = sqrt(q) Z, |Z| <= x_tail; below, the
@@ -57,20 +63,20 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   // (measured: the coarse ups step moved its risk by 2e-8). Cost for softmax:
   // O(min(sqrt(q), nu c)) rows, not their product.
   const double h_r = ridge_step_x(Lmax, acc);
-  double h_t = acc.h_tau, h_u = acc.h_tau;
+  double h_t = acc.h_tau, h_u = acc.h_tau * w_p;
   if (act == Activation::Softmax) {
-    if (sq <= nu * c)
-      h_u = std::max(acc.h_tau, h_r * nu * c);
+    if (sq <= nu * c / w_p)
+      h_u = std::max(h_u, h_r * nu * c);
     else
       h_t = std::max(acc.h_tau, h_r * sq);
   }
   Grid tg = make_grid(t_lo, t_hi, h_t);
   Grid ug = make_grid(u_lo, u_hi, h_u);
   const int nt = tg.n, nu_ = ug.n;
-  const double zabs = std::max(std::abs(zg0.at(0)), std::abs(zg0.at(zg0.n - 1)));
-  const double s_lo = ug.at(0) - std::abs(nu * c) * zabs - 1.0;
-  const double s_hi = ug.at(nu_ - 1) + std::abs(nu * c) * zabs + sigma * sigma + 1.0;
-  LambdaTable lam(sigma, s_lo, s_hi, acc);
+  // p-side functions of s = ups + nu c z: F_0 = Lambda_{sigma^2}(e^s), 1 - F_0 and the tilted F_1
+  // (equations/slr_laplace_lognormal.hpp); exact closed forms when sigma = 0
+  std::unique_ptr<LogLaplaceTable> lam;
+  if (sigma > 0.0) lam.reset(new LogLaplaceTable(sigma, acc));
 
   // Both factors of every z-sum below are steps or bumps in z around the point where t a = 1
   // (resp. u e^{nu X} = 1), so each (tau, ups) entry needs only the z window where neither factor
@@ -99,10 +105,19 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   // Windowed rows: row i holds its values for k in [b[i], e[i]) at v[off[i] + k - b[i]]. A step
   // row is < kTiny below b and 1 within kTiny from e on; a bump row is < kTiny outside.
   struct Rows {
-    std::vector<double> v;
-    std::vector<std::size_t> off;
+    std::vector<double> v, p;  // values; optional exclusive prefix sums of wt[k] v (see put)
+    std::vector<std::size_t> off, offp;
     std::vector<int> b, e;
-    explicit Rows(int n) : off(n), b(n), e(n) {}
+    const double* wt = nullptr;  // weights of the prefix sums (nullptr: none kept)
+    explicit Rows(int n) : off(n), offp(n), b(n), e(n) {}
+    void clear() {
+      v.clear();
+      p.clear();
+    }
+    // sum_{k in [k0, k1)} wt[k] v_k for k0, k1 within [b[i], e[i]]
+    double wsum(int i, int k0, int k1) const {
+      return p[offp[i] + (k1 - b[i])] - p[offp[i] + (k0 - b[i])];
+    }
     // store tmp[0..n) as the values on [k0, k0 + n), trimmed to the entries >= tiny at both ends
     // (bump) or at the start only (step)
     void put(int i, int k0, const std::vector<double>& tmp, double tiny, bool bump) {
@@ -114,6 +129,12 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
       b[i] = k0 + lo;
       e[i] = bump ? k0 + hi : k0 + static_cast<int>(tmp.size());
       v.insert(v.end(), tmp.begin() + lo, tmp.begin() + (bump ? hi : static_cast<int>(tmp.size())));
+      if (wt) {
+        offp[i] = p.size();
+        double acc = 0.0;
+        p.push_back(0.0);
+        for (int k = b[i]; k < e[i]; ++k) p.push_back(acc += wt[k] * v[off[i] + (k - b[i])]);
+      }
     }
     const double* at(int i) const { return v.data() + off[i]; }  // value of k: at(i)[k - b[i]]
   };
@@ -122,66 +143,35 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
                                     : std::lower_bound(inc.begin(), inc.end(), thr)) -
                             inc.begin());
   };
-  // ---- t side (all tokens share the z grid): step w (1 - e^{-ta}) (Cs, with the weight) and
-  // bump w (ta) e^{-ta} (S1)
-  Rows Cs(nt), S1(nt);
-  std::vector<double> cL0(nt), tmp;
-  for (int i = 0; i < nt; ++i) {
-    const double tau = tg.at(i);
-    const int zs = first_k(la, kLogTiny - tau, false);             // below: ta < kTiny
-    const int ze = std::max(zs, first_k(la, kLogOne - tau, true));  // from here: e^{-ta} < kTiny
-    tmp.assign(ze - zs, 0.0);
-    double cs = wsuf0[ze];
-    for (int k = zs; k < ze; ++k) {
-      const double lua = tau + la[k];
-      double cb = 1.0;  // = 1.0 in double precision above ta = 38
-      if (lua <= kLog38) {
-        const double ua = std::exp(lua);
-        cb = ua < 0.5 ? -std::expm1(-ua) : 1.0 - std::exp(-ua);
-      }
-      tmp[k - zs] = w0[k] * cb;  // stored with its weight
-      cs += tmp[k - zs];
-    }
-    cL0[i] = cs;
-    Cs.put(i, zs, tmp, kTiny * w0[zs < n0 ? zs : n0 - 1], false);
-    // (ta) e^{-ta} < kTiny for ta < kTiny and for ta > 56
-    const int he = std::max(zs, first_k(la, kLog56 - tau, true));
-    tmp.assign(he - zs, 0.0);
-    for (int k = zs; k < he; ++k) {
-      const double lua = tau + la[k];
-      tmp[k - zs] = w0[k] * std::exp(lua - std::exp(lua));
-    }
-    S1.put(i, zs, tmp, kTiny, true);
-  }
   // ---- u side: step 1 - P (Dp) and, for the eps* token, the bump K1 = u E_eta[e^{nu X}
-  // e^{-u e^{nu X}}] = e^{s + sigma^2/2} Lambda(e^{s + sigma^2}), s = ups + nu c z (scaled by u).
-  const double half_s2 = 0.5 * sigma * sigma;
+  // e^{-u e^{nu X}}] = F_1(s), s = ups + nu c z (scaled by u).
   auto dp_val = [&](double sk, bool& one) {
     if (sigma == 0.0) {  // exact 1 - exp(-e^s), as the t side
       one = sk > kLogOne;
       return sk < kLogTiny ? 0.0 : (sk > kLog38 ? 1.0 : -std::expm1(-std::exp(sk)));
     }
-    one = false;
-    if (sk + half_s2 < kLogTiny) return 0.0;  // 1 - Lambda <= e^{s + sigma^2/2}
-    double lv, lc;
-    lam.eval(sk, lv, lc);
-    one = lv < kLogTiny;
-    return std::exp(lc);
+    one = sk >= lam->hi();
+    if (sk <= lam->lo()) return 0.0;
+    if (one) return 1.0;
+    double lf0, lc0, lf1;
+    lam->eval(sk, lf0, lc0, lf1);
+    one = lf0 < kLogTiny;
+    return std::exp(lc0);
   };
   auto k1_val = [&](double sk) {
     if (sigma == 0.0) return (sk < kLogTiny || sk > kLog56) ? 0.0 : std::exp(sk - std::exp(sk));
-    if (sk + half_s2 < kLogTiny) return 0.0;  // <= E[y] = e^{s + sigma^2/2}
-    double lv1, lc1;
-    lam.eval(sk + sigma * sigma, lv1, lc1);
-    return std::exp(sk + half_s2 + lv1);
+    if (sk <= lam->lo() || sk >= lam->hi()) return 0.0;
+    double lf0, lc0, lf1;
+    lam->eval(sk, lf0, lc0, lf1);
+    return std::exp(lf1);
   };
-  Rows Dp(nu_), K1(nu_);
-  std::vector<double> cP0(nu_), sgrid(n0);
-  for (int j = 0; j < nu_; ++j) {
-    const double ups = ug.at(j);
+  std::vector<double> tmp_t, tmp_p, sgrid(n0);  // work buffers of the row builders
+  // ---- u side: rows of 1 - P (Dp, prefix sums with the weights) and of the bump K1
+  auto p_row = [&](Rows& Dp, Rows& K1, int r, double ups, double& cP0) {
+    std::vector<double>& tmp = tmp_p;
     for (int k = 0; k < n0; ++k) sgrid[k] = ups + nu * c * zz[k];
     // first index where the step (and the bump) can exceed kTiny
-    const int z0 = mono ? first_k(sgrid, kLogTiny - (sigma == 0.0 ? 0.0 : half_s2), false) : 0;
+    const int z0 = mono ? first_k(sgrid, sigma == 0.0 ? kLogTiny : lam->lo(), false) : 0;
     int ze = n0;
     tmp.clear();
     double cp = 0.0;
@@ -195,20 +185,20 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
       tmp.push_back(v);
       cp += w0[k] * v;
     }
-    cP0[j] = cp + wsuf0[ze];
-    Dp.put(j, z0, tmp, kTiny, false);
+    cP0 = cp + wsuf0[ze];
+    Dp.put(r, z0, tmp, kTiny, false);
     tmp.clear();
     double prev = 0.0;
     for (int k = z0; k < n0; ++k) {
       const double v = k1_val(sgrid[k]);
       // the bump is unimodal in k: stop once it falls below kTiny after its peak
       if (mono && v < kTiny && v < prev) break;
-      if (mono && sigma == 0.0 && sgrid[k] > kLog56) break;
+      if (mono && sgrid[k] > (sigma == 0.0 ? kLog56 : lam->hi())) break;
       tmp.push_back(v);
       prev = v;
     }
-    K1.put(j, z0, tmp, kTiny, true);
-  }
+    K1.put(r, z0, tmp, kTiny, true);
+  };
   auto dot = [](const double* a, const double* b, int n) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int k = 0;
@@ -221,43 +211,110 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
     for (; k < n; ++k) s0 += a[k] * b[k];
     return (s0 + s1) + (s2 + s3);
   };
-  std::vector<double> Bsum(lengths.size(), 0.0);
-  for (int i = 0; i < nt; ++i) {
-    if (S1.b[i] >= S1.e[i]) continue;
-    const double* s1row = S1.at(i);
-    const double* csrow = Cs.at(i);
-    const int zs_t = Cs.b[i], ze_t = Cs.e[i];
-    for (int j = 0; j < nu_; ++j) {
-      const int lo = std::max(S1.b[i], K1.b[j]), hi = std::min(S1.e[i], K1.e[j]);
-      if (lo >= hi) continue;
-      const double x1 = dot(s1row + (lo - S1.b[i]), K1.at(j) + (lo - K1.b[j]), hi - lo);
-      if (!(x1 > 0.0)) continue;
-      // M = sum_z w (1 - e^{-ta})(1 - P): both steps stored on [a, m1), one of them 1 on
-      // [m1, b), both 1 from b on
-      const int zs_u = Dp.b[j], ze_u = Dp.e[j];
-      const double* dcol = Dp.at(j);
-      const int a = std::max(zs_t, zs_u), b = std::max(ze_t, ze_u), m1 = std::min(ze_t, ze_u);
-      double M = wsuf0[b];
-      {
-        double s0 = 0, s1 = 0;
-        int k = a;
-        for (; k + 2 <= m1; k += 2) {
-          s0 += csrow[k - zs_t] * dcol[k - zs_u];
-          s1 += csrow[k + 1 - zs_t] * dcol[k + 1 - zs_u];
-        }
-        for (; k < m1; ++k) s0 += csrow[k - zs_t] * dcol[k - zs_u];
-        k = std::max(a, m1);
-        if (ze_t <= ze_u)
-          for (; k < b; ++k) s1 += w0[k] * dcol[k - zs_u];
-        else
-          for (; k < b; ++k) s1 += csrow[k - zs_t];
-        M += s0 + s1;
+  // ---- t side (all tokens share the z grid): step w (1 - e^{-ta}) (Cs, with the weight) and
+  // bump w (ta) e^{-ta} (S1)
+  std::vector<double> ones(n0, 1.0);  // Cs is stored with its weight: prefix sums of v itself
+  auto t_row = [&](Rows& Cs, Rows& S1, int r, double tau, double& cL0) {
+    const int zs = first_k(la, kLogTiny - tau, false);             // below: ta < kTiny
+    const int ze = std::max(zs, first_k(la, kLogOne - tau, true));  // from here: e^{-ta} < kTiny
+    std::vector<double>& tmp = tmp_t;
+    tmp.assign(ze - zs, 0.0);
+    double cs = wsuf0[ze];
+    for (int k = zs; k < ze; ++k) {
+      const double lua = tau + la[k];
+      double cb = 1.0;  // = 1.0 in double precision above ta = 38
+      if (lua <= kLog38) {
+        const double ua = std::exp(lua);
+        cb = ua < 0.5 ? -std::expm1(-ua) : 1.0 - std::exp(-ua);
       }
-      const double cx = std::min(1.0, std::max(0.0, cL0[i] + cP0[j] - M));  // 1 - Xi0
-      // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
-      const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
-      for (std::size_t jl = 0; jl < lengths.size(); ++jl)
-        if (lengths[jl] > 1) Bsum[jl] += x1 * powlog(lx, lengths[jl] - 1);
+      tmp[k - zs] = w0[k] * cb;  // stored with its weight
+      cs += tmp[k - zs];
+    }
+    cL0 = cs;
+    Cs.put(r, zs, tmp, kTiny * w0[zs < n0 ? zs : n0 - 1], false);
+    // (ta) e^{-ta} < kTiny for ta < kTiny and for ta > 56
+    const int he = std::max(zs, first_k(la, kLog56 - tau, true));
+    tmp.assign(he - zs, 0.0);
+    for (int k = zs; k < he; ++k) {
+      const double lua = tau + la[k];
+      tmp[k - zs] = w0[k] * std::exp(lua - std::exp(lua));
+    }
+    S1.put(r, zs, tmp, kTiny, true);
+  };
+  // One (tau, ups) entry from the t-side rows (Cs, S1) at index it and the u-side rows (Dp, K1)
+  // at index ju.
+  std::vector<double> Bsum(lengths.size(), 0.0);
+  auto entry = [&](const Rows& Cs, const Rows& S1, int it, double cL0i, const Rows& Dp,
+                   const Rows& K1, int j, double cP0j) {
+    const int lo = std::max(S1.b[it], K1.b[j]), hi = std::min(S1.e[it], K1.e[j]);
+    if (lo >= hi) return;
+    const double x1 = dot(S1.at(it) + (lo - S1.b[it]), K1.at(j) + (lo - K1.b[j]), hi - lo);
+    if (!(x1 > 0.0)) return;
+    const double* csrow = Cs.at(it);
+    const int zs_t = Cs.b[it], ze_t = Cs.e[it];
+    // M = sum_z w (1 - e^{-ta})(1 - P): both steps stored on [a, m1), one of them 1 on
+    // [m1, b), both 1 from b on
+    const int zs_u = Dp.b[j], ze_u = Dp.e[j];
+    const double* dcol = Dp.at(j);
+    const int a = std::max(zs_t, zs_u), b = std::max(ze_t, ze_u), m1 = std::min(ze_t, ze_u);
+    double M = wsuf0[b];
+    {
+      double s0 = 0, s1 = 0;
+      int k = a;
+      for (; k + 2 <= m1; k += 2) {
+        s0 += csrow[k - zs_t] * dcol[k - zs_u];
+        s1 += csrow[k + 1 - zs_t] * dcol[k + 1 - zs_u];
+      }
+      for (; k < m1; ++k) s0 += csrow[k - zs_t] * dcol[k - zs_u];
+      k = std::max(a, m1);
+      // long runs (a wide p-side step, sigma >> 1) by the rows' prefix sums
+      if (b - k > 64)
+        s1 += ze_t <= ze_u ? Dp.wsum(j, k, b) : Cs.wsum(it, k, b);
+      else if (ze_t <= ze_u)
+        for (; k < b; ++k) s1 += w0[k] * dcol[k - zs_u];
+      else
+        for (; k < b; ++k) s1 += csrow[k - zs_t];
+      M += s0 + s1;
+    }
+    const double cx = std::min(1.0, std::max(0.0, cL0i + cP0j - M));  // 1 - Xi0
+    // Xi0 = 1 - cx: absolute error ~1e-16 where Xi0 is small, harmless in Xi0^{L-1}.
+    const double lx = cx < 0.5 ? std::log1p(-cx) : std::log(1.0 - cx);
+    for (std::size_t jl = 0; jl < lengths.size(); ++jl)
+      if (lengths[jl] > 1) Bsum[jl] += x1 * powlog(lx, lengths[jl] - 1);
+  };
+  // One side's rows are stored, the other's are built one at a time in the outer loop: the
+  // stored side is the one with fewer entries (memory: t side ~ nt x 60/(sqrt(q) hz), u side
+  // ~ nu x (60 + 20 sigma)/(nu c hz), both capped by nz).
+  const double wt_est = std::min(double(n0), 60.0 / (sq * hz) + 2.0);
+  const double wu_est = std::min(double(n0), (60.0 + 20.0 * sigma) / (std::abs(nu * c) * hz + 1e-300) + 2.0);
+  if (double(nu_) * wu_est <= double(nt) * wt_est) {
+    Rows Dp(nu_), K1(nu_), Cs(1), S1(1);
+    Dp.wt = w0.data();
+    Cs.wt = ones.data();
+    std::vector<double> cP0(nu_);
+    for (int j = 0; j < nu_; ++j) p_row(Dp, K1, j, ug.at(j), cP0[j]);
+    for (int i = 0; i < nt; ++i) {
+      double cL0i;
+      Cs.clear();
+      S1.clear();
+      t_row(Cs, S1, 0, tg.at(i), cL0i);
+      if (S1.b[0] >= S1.e[0]) continue;
+      for (int j = 0; j < nu_; ++j) entry(Cs, S1, 0, cL0i, Dp, K1, j, cP0[j]);
+    }
+  } else {
+    Rows Dp(1), K1(1), Cs(nt), S1(nt);
+    Dp.wt = w0.data();
+    Cs.wt = ones.data();
+    std::vector<double> cL0(nt);
+    for (int i = 0; i < nt; ++i) t_row(Cs, S1, i, tg.at(i), cL0[i]);
+    for (int j = 0; j < nu_; ++j) {
+      double cP0j;
+      Dp.clear();
+      K1.clear();
+      p_row(Dp, K1, 0, ug.at(j), cP0j);
+      if (K1.b[0] >= K1.e[0]) continue;
+      for (int i = 0; i < nt; ++i)
+        if (S1.b[i] < S1.e[i]) entry(Cs, S1, i, cL0[i], Dp, K1, 0, cP0j);
     }
   }
   for (std::size_t jl = 0; jl < lengths.size(); ++jl) {

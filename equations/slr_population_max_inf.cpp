@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "equations/slr_laplace_lognormal.hpp"
 #include "equations/slr_population_internal.hpp"
 #include "integrators/quadrature.hpp"
 
@@ -31,7 +32,10 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
   // x in [-x_tail, x_tail] for every token: the eps* token's a e^{-ta} enters scaled by t,
   // (ta) e^{-ta} <= 1/e, so x keeps its N(0,1) weight (no tilt towards x = m survives the cut)
   const double xlo = -acc.x_tail, xhi = acc.x_tail;
-  const double hx = std::min(acc.h_x, acc.steep / std::max(am, 1e-300));
+  // l(t, x), l1(t, x) vary on the scale max(1, r)/m in x (softmax: Lambda_{r^2} smooths the cut;
+  // softplus keeps the unsmoothed step)
+  const double xscale = act == Activation::Softmax ? std::max(1.0, r) : 1.0;
+  const double hx = std::min(acc.h_x, acc.steep * xscale / std::max(am, 1e-300));
   Grid xg = make_grid(xlo, xhi, hx);
   const int nx = xg.n;
   const Rule1D& gl = gauss_legendre(4);
@@ -50,14 +54,14 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
   // its straight ridge tau = -m x
   const double t_lo = -std::log(double(Lmax)) - log_act_a(act, acc.x_tail * (am + r)) - acc.tail;
   const double t_hi = std::log(acc.tail) - log_act_a(act, -acc.x_tail * sq - am) + 1.0;
-  Grid tg = make_grid(t_lo, t_hi, ridge_tau_step(act, am, Lmax, acc));
+  // (softmax with key noise: l(t, x) is smooth on the scale max(1, r) in log t as well)
+  Grid tg = make_grid(t_lo, t_hi, ridge_tau_step(act, std::max(am, act == Activation::Softmax ? r : 0.0), Lmax, acc));
   // xi-smoothing
-  std::unique_ptr<LambdaTable> lam;
+  std::unique_ptr<LogLaplaceTable> lam;
   Grid xig;
   std::vector<double> xiw;
   if (r > 0 && act == Activation::Softmax) {
-    const double span = am * (std::abs(xlo) + std::abs(xhi)) + r * r + 2.0;
-    lam.reset(new LambdaTable(r, tg.at(0) - span, tg.at(tg.n - 1) + span, acc));
+    lam.reset(new LogLaplaceTable(r, acc));
   } else if (r > 0) {
     const double hxi = std::min(acc.h_x, acc.steep / r);
     xig = make_grid(-acc.x_tail, acc.x_tail, hxi);
@@ -92,12 +96,11 @@ void max_normalised_B_inf_x(Activation act, double m, double r, const std::vecto
         l1 = ua * l0;
       }
     } else if (lam) {
-      double lv, lc, lv1, lc1;
-      lam->eval(tau + m * x, lv, lc);
-      l0 = std::exp(lv);
-      cl0 = std::exp(lc);
-      lam->eval(tau + m * x + r * r, lv1, lc1);
-      l1 = std::exp(tau + m * x + 0.5 * r * r + lv1);
+      double lf0, lc0, lf1;  // F_0, 1 - F_0, F_1 at s = tau + m x, spread r
+      lam->eval(tau + m * x, lf0, lc0, lf1);
+      l0 = std::exp(lf0);
+      cl0 = std::exp(lc0);
+      l1 = std::exp(lf1);
     } else {
       double s0 = 0, c0 = 0, s1 = 0;
       for (int k = 0; k < xig.n; ++k) {

@@ -74,14 +74,17 @@ PopulationOptimum optimise_population(const PopulationSetting& set_in, const Opt
   PopulationSetting set = set_in;
   const bool is_erf = set.activation == Activation::Erf;
   double m_max = opt.m_k_max;
-  if (!(m_max > 0)) m_max = std::isinf(set.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(set.task, set.nu));
+  if (!(m_max > 0)) {  // automatic: max(10, 2 c_nu) (10 at nu = inf), within the domain
+    m_max = std::isinf(set.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(set.task, set.nu));
+    m_max = std::min(m_max, population_max_mk(set, opt.dq_k));
+  }
   // the whole search must stay inside the domain (checked before any evaluation)
   const double m_top = opt.fix_m_k ? std::abs(opt.m_k) : m_max;
-  if (m_top > kPopulationMaxMk || m_top * m_top + opt.dq_k > kPopulationMaxQk)
-    throw std::invalid_argument("optimise_population: need m_k <= 200 and m_k^2 + dq_k <= 1e5");
-  if (set.task == Task::Spiked && std::isfinite(set.nu) &&
-      m_top * std::sqrt(set.nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
-    throw std::invalid_argument("optimise_population: spiked m_k sqrt(nu) must stay <= 300");
+  {  // the domain is an upper bound on q_k: its largest point decides (PopulationDomainError)
+    PopulationSetting top = set;
+    top.erf_b = 0.0;
+    check_population_domain(top, m_top, m_top * m_top + opt.dq_k);
+  }
   if (is_erf && !(opt.fix_b ? std::abs(set_in.erf_b) <= kPopulationMaxErfB
                             : opt.b_max > 0 && opt.b_max <= kPopulationMaxErfB))
     throw std::invalid_argument("optimise_population: the erf offset must stay in [-10, 10]");
