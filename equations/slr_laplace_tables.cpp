@@ -44,11 +44,12 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
   if (act == Activation::Softmax)
     xhi = std::max(acc.x_tail, std::min(xhi, (std::log(kExpUnderflow) - tau.at(0) - mu) / sq + 1.0));
   // The cut t a(Y) ~ 1 of the largest tau lies at x ~ -(tau + mu)/sqrt(q): for a tilted token
-  // (mu >> sqrt(q)) far in the left tail, where the small complements 1 - B, 1 - A of large nu
-  // are decided. Extend the lattice there by whole steps (the nodes of [-x_tail, ...] stay), down
-  // to where phi underflows.
+  // far in the left tail, where the small complements 1 - B, 1 - A of large nu are decided (the
+  // products of the two tokens' factors peak near x = -mu/(2 sqrt(q))). Truncating at -x_tail
+  // costs them a relative e^{mu^2/(4q) - x_tail^2/2}: for mu > 5 sqrt(q) extend the lattice by
+  // whole steps (the nodes of [-x_tail, ...] stay) down to the cut, or to where phi underflows.
   const double xcut = -(tau.at(tau.n - 1) + mu) / sq - 1.0;
-  if (xcut < xlo) xlo -= hx * std::ceil((xlo - std::max(xcut, -kXUnderflow)) / hx);
+  if (mu > 5.0 * sq && xcut < xlo) xlo -= hx * std::ceil((xlo - std::max(xcut, -kXUnderflow)) / hx);
   Grid xg = make_grid(xlo, xhi, hx);
   const int n = xg.n;
   std::vector<double> w(n), la(n), wsuffix(n + 1, 0.0), wprefix(n + 1, 0.0);

@@ -268,7 +268,7 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
       for (; k < m1; ++k) s0 += csrow[k - zs_t] * dcol[k - zs_u];
       k = std::max(a, m1);
       // long runs (a wide p-side step, sigma >> 1) by the rows' prefix sums
-      if (b - k > 64)
+      if (sigma > 0.0 && b - k > 64)
         s1 += ze_t <= ze_u ? Dp.wsum(j, k, b) : Cs.wsum(it, k, b);
       else if (ze_t <= ze_u)
         for (; k < b; ++k) s1 += w0[k] * dcol[k - zs_u];
@@ -282,12 +282,13 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
     for (std::size_t jl = 0; jl < lengths.size(); ++jl)
       if (lengths[jl] > 1) Bsum[jl] += x1 * powlog(lx, lengths[jl] - 1);
   };
-  // One side's rows are stored, the other's are built one at a time in the outer loop: the
-  // stored side is the one with fewer entries (memory: t side ~ nt x 60/(sqrt(q) hz), u side
-  // ~ nu x (60 + 20 sigma)/(nu c hz), both capped by nz).
+  // One side's rows are stored, the other's are built one at a time in the outer loop: the u side
+  // is stored unless it would take more than 16 MB and more than the t side (entries: t side
+  // ~ nt x 60/(sqrt(q) hz), u side ~ nu x (60 + 20 sigma)/(nu c hz), both capped by nz).
   const double wt_est = std::min(double(n0), 60.0 / (sq * hz) + 2.0);
   const double wu_est = std::min(double(n0), (60.0 + 20.0 * sigma) / (std::abs(nu * c) * hz + 1e-300) + 2.0);
-  if (double(nu_) * wu_est <= double(nt) * wt_est) {
+  const double u_entries = double(nu_) * wu_est;
+  if (u_entries * 24.0 <= 16e6 || u_entries <= double(nt) * wt_est) {
     Rows Dp(nu_), K1(nu_), Cs(1), S1(1);
     Dp.wt = w0.data();
     Cs.wt = ones.data();
