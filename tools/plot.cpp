@@ -145,6 +145,19 @@ std::string label_cmd(const std::string& col) {
 
 }  // namespace
 
+std::string sweep_header(const std::vector<std::string>& columns) {
+  std::string s = "# sweep:";
+  for (std::size_t i = 0; i < columns.size(); ++i) s += (i ? ", " : " ") + columns[i];
+  return s;
+}
+
+std::vector<std::string> swept_columns(const std::vector<std::pair<std::string, std::size_t>>& counts) {
+  std::vector<std::string> out;
+  for (const auto& c : counts)
+    if (c.second > 1) out.push_back(c.first);
+  return out;
+}
+
 int CsvData::col(const std::string& name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i] == name) return static_cast<int>(i);

@@ -5,6 +5,7 @@
 // (e.g. test_error of softmax minus linear).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace saddle {
@@ -35,6 +36,12 @@ struct CsvData {
 };
 // Reads a CSV written by saddle; throws InputError if it is not one (no header, ragged rows).
 CsvData read_csv(const std::string& path);
+
+// The header line naming the swept parameter columns, "# sweep: a, b" (written by the runner,
+// read by plot_csv: curves are split by every swept column that varies).
+std::string sweep_header(const std::vector<std::string>& columns);
+// The columns of `counts` (name, number of values) with more than one value, in order.
+std::vector<std::string> swept_columns(const std::vector<std::pair<std::string, std::size_t>>& counts);
 
 // Writes `png` from the data; throws InputError if gnuplot is missing or fails.
 void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt,

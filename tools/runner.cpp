@@ -162,6 +162,7 @@ std::vector<std::string> header_lines(const GridJob& job, const Shard& sh) {
   h.push_back(std::string("# saddle ") + SADDLE_VERSION);
   h.push_back("# command: " + canonical_command_line());
   for (const auto& kv : job.settings) h.push_back("# " + kv.first + ": " + kv.second);
+  if (!job.sweep.empty()) h.push_back(sweep_header(job.sweep));
   if (sh.count > 1)
     h.push_back(std::string(kShardPrefix) + " " + std::to_string(sh.index) + "/" +
                 std::to_string(sh.count));
