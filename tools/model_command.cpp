@@ -81,7 +81,8 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   const std::unique_ptr<FixedPointSystem> sys0 = probe->system(cont.front(), 0, 0);
   const std::vector<std::string> xnames = sys0->names();
   const std::vector<std::string> vnames = sys0->observable_names();
-  const bool several_starts = e.starts(pv0).size() > 1;
+  const std::size_t n_starts = e.starts(pv0).size();
+  const bool several_starts = n_starts > 1;
   const bool with_se = probe->replicates() > 1;
   const bool refinement = hooks.refinement && probe->refine_on() >= 0;
 
@@ -157,12 +158,14 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     std::string key;
     for (std::size_t k = 0; k < other_names.size(); ++k)
       key += other_names[k] + "=" + fmt(outer[c][k]) + ";";
-    job.chains.push_back({key + card.continuation + "=" + cont_key, cont.size()});
+    job.chains.push_back({key + card.continuation + "=" + cont_key, cont.size() * n_starts});
   }
   job.run_chain = [=, &e](std::size_t c) {
     const ParamValues pv = values_of(c);
     const std::unique_ptr<CurveModel> model = e.make(pv);
     const std::vector<CurveStart> starts = e.starts(pv);
+    if (starts.size() != n_starts)
+      throw std::logic_error(card.command + ": the number of starts depends on the parameters");
     const std::vector<CurvePoint> pts = run_curve(*model, cont, starts, copt);
     std::vector<std::vector<std::string>> rows;
     for (const CurvePoint& p : pts) {

@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "tests/solver/curie_weiss.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/model_command.hpp"
 #include "tools/plot.hpp"
@@ -169,5 +170,42 @@ TEST_CASE("generic command: every registered model has a card with its continuat
     bool found = false;
     for (const ModelParam& p : c.params) found = found || p.name == c.continuation;
     CHECK(found);
+  }
+}
+
+// The Curie-Weiss test fixture (two starts, a free energy, distinct) through the command: one row
+// per start and point, map_radius/repelling on the m = 0 branch past beta J = 1, the non-zero root
+// preferred there by free energy.
+TEST_CASE("generic command: two starts, preferred by free energy, the repelling branch flagged", "[tools]") {
+  Scratch s;
+  CLI::App app;
+  register_model<saddle_test::curie_weiss::Model>(app);
+  parse(app, {"saddle", "curie-weiss", "--beta", "0.5,2", "--h", "0", "--out", s.file("cw.csv"), "--no-progress"});
+  const CsvData d = read_csv(s.file("cw.csv"));
+  REQUIRE(d.rows.size() == 4);  // 2 starts x 2 values of beta
+  const int init = d.col("init"), beta = d.col("beta"), m = d.col("m"), rad = d.col("map_radius"),
+            rep = d.col("repelling"), pref = d.col("preferred"), co = d.col("coexist");
+  REQUIRE(init >= 0);
+  REQUIRE(pref >= 0);
+  REQUIRE(co >= 0);
+  const double root = saddle_test::curie_weiss::positive_root(2.0, 1.0);
+  for (const auto& r : d.rows) {
+    const double b = std::stod(r[beta]), mm = std::stod(r[m]);
+    if (b == 0.5) {
+      CHECK(mm == Approx(0.0).margin(1e-9));
+      CHECK(r[rep] == "0");
+      CHECK(std::stod(r[rad]) == Approx(0.5).epsilon(1e-6));
+    } else if (r[init] == "low") {
+      CHECK(mm == 0.0);
+      CHECK(r[rep] == "1");  // |F'(0)| = 2
+      CHECK(std::stod(r[rad]) == Approx(2.0).epsilon(1e-6));
+      CHECK(r[pref] == "0");
+      CHECK(r[co] == "1");
+    } else {
+      CHECK(mm == Approx(root).epsilon(1e-9));
+      CHECK(r[rep] == "0");
+      CHECK(r[pref] == "1");
+      CHECK(r[co] == "1");
+    }
   }
 }
