@@ -94,7 +94,7 @@ TEST_CASE("plot: curves split by the file's swept parameters", "[tools][plot]") 
       "0.5,1,0.1,0.1,1\n1,1,0.1,0.4,1\n1.5,1,0.1,0.9,1\n2,1,0.1,0.97,1\n";
   PlotOptions opt;
   opt.y = "m";
-  for (const std::string header : {std::string("# saddle 1\n# command: saddle cw\n") + sweep_header({"beta", "h"}) + "\n",
+  for (const std::string& header : {std::string("# saddle 1\n# command: saddle cw\n") + sweep_header({"beta", "h"}) + "\n",
                                    std::string("# saddle 1\n# command: saddle cw --beta 0.5:2:4 --h 0,0.1\n")}) {
     INFO(header);
     TempCsv f(header + rows);
