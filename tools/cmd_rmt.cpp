@@ -118,6 +118,7 @@ void run_attention(const AttentionCli& o) {
                  "max(|F1|/delta_tilde, |F2|/(1+delta)); tol=" + fmt(o.tol)}};
   job.plot.y = {"error"};
   job.plot.references = {"error_ridge"};
+  job.sweep = swept_columns({{"c", cs.size()}, {"gamma", gammas.size()}, {"snr", snrs.size()}, {"activation", acts.size()}});
   job.plot.series = {"activation"};
   job.plot.log_axes = {"gamma"};
   struct Outer {
@@ -178,6 +179,7 @@ void run_ridge(const RidgeCli& o) {
   check_grid({cs.size(), gammas.size(), snrs.size()});
   GridJob job;
   job.columns = {"c", "gamma", "snr", "m", "q", "error"};
+  job.sweep = swept_columns({{"c", cs.size()}, {"gamma", gammas.size()}, {"snr", snrs.size()}});
   job.settings = {{"model", "linear-regression baseline Phi = X, closed form (docs/equations/rmt.md §5 "
                             "(LR1)-(LR3)); gamma = 0: ridgeless limit (1-c)^+/(1+snr), m and q "
                             "are inf there for c <= 1"}};

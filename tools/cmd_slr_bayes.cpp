@@ -91,6 +91,8 @@ void run_bayes(const BayesCli& o) {
   job.columns = table.columns();
   job.settings = table.settings();
   job.plot.y = {"test_error"};
+  job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"delta", deltas.size()}, {"alpha", alphas.size()},
+                             {"init", init_names.size()}});
   job.plot.references = {"e_bayes"};
   job.plot.params = {"alpha", "nu", "L", "delta"};
   std::string alpha_key;

@@ -173,6 +173,8 @@ void run_erm(const ErmCli& o) {
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
   job.plot.y = {"test_error"};
+  job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"lambda", lambdas.size()}, {"delta", deltas.size()},
+                             {"alpha", alphas.size()}, {"activation", acts.size()}, {"init", init_names.size()}});
   job.plot.series = {"activation", "init"};
   job.plot.flag_column = "rs_stability";
   job.plot.flag_value = "unstable";

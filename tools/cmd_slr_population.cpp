@@ -137,6 +137,8 @@ void run_population(const PopulationCli& o) {
       {"accuracy", acc_desc.str()},
       {"L", o.L_dist.empty() ? "fixed" : "uniform on {" + o.L_dist + "}, one shared (k, v)"}};
   job.plot.y = {"risk"};
+  job.sweep = swept_columns({{"task", task_names.size()}, {"L", laws.size()}, {"nu", nus.size()}, {"activation", act_names.size()},
+                             {"m_k", mks.size()}, {"erf_b", bs.size()}});
   job.plot.references = {"bayes_risk"};
   job.plot.series = {"activation"};
   if (fix_m) job.plot.params = {"m_k", "nu", "L", "dq_k", "erf_b"};

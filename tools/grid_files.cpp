@@ -127,6 +127,7 @@ std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::
   h.push_back(std::string("# saddle ") + SADDLE_VERSION);
   h.push_back("# command: " + canonical_command_line());
   for (const auto& kv : job.settings) h.push_back("# " + kv.first + ": " + kv.second);
+  if (!job.sweep.empty()) h.push_back(sweep_header(job.sweep));
   if (sh.count > 1) {
     std::size_t rows = 0;
     for (std::size_t c = lo; c < hi; ++c) rows += job.chains[c].size;

@@ -43,6 +43,7 @@ struct Chain {
 struct GridJob {
   std::vector<std::string> columns;
   std::vector<std::pair<std::string, std::string>> settings;  // '# key: value' header lines
+  std::vector<std::string> sweep;  // swept parameter columns: '# sweep: a, b' (plots group by them)
   std::vector<Chain> chains;
   // Rows of chain c, in order; must be deterministic and thread-safe (called concurrently).
   std::function<std::vector<std::vector<std::string>>(std::size_t c)> run_chain;
