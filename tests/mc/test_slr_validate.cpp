@@ -1,0 +1,40 @@
+// Tests of the SLR validation cases and verdicts (mc/slr_validate.*; docs/mc_slr.md).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "mc/slr_validate.hpp"
+
+using namespace saddle;
+using namespace saddle::slr;
+using namespace saddle::slr::mc;
+
+TEST_CASE("validation verdict: 4 combined s.e. plus allowance", "[mc][slr]") {
+  double z = 0;
+  CHECK(slr_verdict(1.0, 0.0, 1.039, 0.01, 0.0, &z) == "pass");
+  CHECK(z == Approx(3.9));
+  CHECK(slr_verdict(1.0, 0.0, 1.041, 0.01, 0.0, &z) == "FAIL");
+  CHECK(slr_verdict(1.0, 0.0, 1.041, 0.01, 0.002, &z) == "pass");
+  CHECK(slr_verdict(1.0, 0.03, 1.1, 0.04, 0.0, &z) == "pass");  // combined s.e. 0.05
+  CHECK(z == Approx(2.0));
+  CHECK(slr_verdict(1.0, 0.0, std::nan(""), 0.01, 0.0, &z) == "FAIL");
+}
+
+TEST_CASE("built-in validation cases: every activation has a population case", "[mc][slr]") {
+  for (bool quick : {true, false}) {
+    const auto cases = builtin_slr_cases(quick);
+    for (Activation a :
+         {Activation::Softmax, Activation::Linear, Activation::Erf, Activation::Softplus}) {
+      bool found = false;
+      for (const auto& c : cases)
+        found = found || (c.kind == CaseKind::Population && c.set.activation == a);
+      CHECK(found);
+    }
+    for (const auto& c : cases)
+      if (c.kind == CaseKind::Population) {
+        CHECK(c.q_k >= c.m_k * c.m_k * (1 - 1e-12));
+        CHECK(c.allowance == 0.0);
+      }
+  }
+}
+
