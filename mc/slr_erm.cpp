@@ -4,10 +4,12 @@
 
 #include <ceres/gradient_problem.h>
 #include <ceres/gradient_problem_solver.h>
+#include <glog/logging.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 
 #include "mc/random.hpp"
@@ -46,6 +48,19 @@ void fill_test(const SimSetting& set, const TestErrors& t, int n_test, SeedResul
   r.e_test = r.test_mse - set.delta;
 }
 
+// Ceres logs through glog; uninitialised, glog prints "WARNING: Logging before
+// InitGoogleLogging() ..." and Ceres' line-search warnings on stderr at extreme inputs. Once per
+// process: initialise glog (unless the host program did) and keep everything below FATAL (which
+// aborts anyway) off stderr and out of log files.
+void quiet_ceres_logging() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    FLAGS_logtostderr = true;  // no log files
+    FLAGS_minloglevel = google::GLOG_FATAL;
+    if (!google::IsGoogleLoggingInitialized()) google::InitGoogleLogging("saddle");
+  });
+}
+
 struct Minimum {
   int iterations = 0;
   bool converged = false;
@@ -65,6 +80,7 @@ Minimum minimise(const SimSetting& set, const Dataset& data, const ErmOptions& o
   options.parameter_tolerance = opt.parameter_tolerance;
   options.logging_type = ceres::SILENT;
   options.minimizer_progress_to_stdout = false;
+  quiet_ceres_logging();
   auto* objective = new ErmObjective(set, data, opt.lambda);
   ceres::GradientProblem problem(objective);  // owns objective
   ceres::GradientProblemSolver::Summary summary;

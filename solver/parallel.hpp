@@ -58,7 +58,12 @@ template <class F>
 void parallel_for(std::size_t n, const F& body) {
   if (n == 0) return;
   FirstError err;
-  auto run = [&](std::size_t i) {
+  // Each task takes the next index from a counter, so iterations START in ascending order
+  // whichever task a thread picks (OpenMP runs a waiting thread's own tasks newest first): the
+  // grid runner's ordered output then advances as chains finish.
+  std::atomic<std::size_t> next{0};
+  auto run = [&](std::size_t) {
+    const std::size_t i = next.fetch_add(1);
     if (err.failed()) return;  // an earlier error: start nothing new
     try {
       body(i);

@@ -18,6 +18,9 @@ TEST_CASE("validation verdict: 4 combined s.e. plus allowance", "[mc][slr]") {
   CHECK(slr_verdict(1.0, 0.03, 1.1, 0.04, 0.0, &z) == "pass");  // combined s.e. 0.05
   CHECK(z == Approx(2.0));
   CHECK(slr_verdict(1.0, 0.0, std::nan(""), 0.01, 0.0, &z) == "FAIL");
+  // below double rounding: a risk of 4e-18 measured as exactly 0 with s.e. 0
+  CHECK(slr_verdict(3.7e-18, 0.0, 0.0, 0.0, 0.0, &z) == "pass");
+  CHECK(slr_verdict(1e-9, 0.0, 0.0, 0.0, 0.0, &z) == "FAIL");
 }
 
 TEST_CASE("built-in validation cases: every activation has a population case", "[mc][slr]") {
