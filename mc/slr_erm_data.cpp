@@ -67,7 +67,7 @@ int form_sample(const SimSetting& set, const Teacher& T, int L, Rng& rng, float*
                 double* zs, double* y) {
   const int D = T.D;
   const double isd = 1.0 / std::sqrt(double(D));
-  for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) x[i] = float(rng.normal());
+  rng.fill_normals(x, static_cast<std::size_t>(L) * D);
   int eps = 0;
   if (set.task == Task::Spiked) {  // §1.5: add (sqrt(nu)/sqrt(D)) k* to x_{eps*}
     eps = rng.below(L);
@@ -87,7 +87,7 @@ int form_sample(const SimSetting& set, const Teacher& T, int L, Rng& rng, float*
 
 // Advances `rng` past one sample of length L: exactly the draws of form_sample.
 void skip_sample(const SimSetting& set, int L, int D, Rng& rng) {
-  for (std::size_t i = 0; i < static_cast<std::size_t>(L) * D; ++i) (void)rng.normal();
+  rng.skip_normals(static_cast<std::size_t>(L) * D);
   if (set.task == Task::Spiked)
     (void)rng.below(L);
   else

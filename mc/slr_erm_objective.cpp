@@ -24,31 +24,36 @@ double block_risk(const SimSetting& set, const Dataset& data, const double* k, c
   const int D = data.D;
   const double isd = 1.0 / std::sqrt(double(D));
   const int Lmax = *std::max_element(set.lengths.begin(), set.lengths.end());
-  double chi[64], z[64], s[64], w[64];
+  constexpr int kStack = 64;
+  double buf[6 * kStack];
   std::vector<double> big;
-  double *pchi = chi, *pz = z, *ps = s, *pw = w;
-  if (Lmax > 64) {
-    big.resize(4 * static_cast<std::size_t>(Lmax));
-    pchi = big.data();
-    pz = pchi + Lmax;
-    ps = pz + Lmax;
-    pw = ps + Lmax;
+  double* base = buf;
+  if (Lmax > kStack) {
+    big.resize(6 * static_cast<std::size_t>(Lmax));
+    base = big.data();
   }
+  const int stride = Lmax > kStack ? Lmax : kStack;
+  double *pchi = base, *pz = base + stride, *ps = base + 2 * stride, *pw = base + 3 * stride;
+  double *ck = base + 4 * stride, *cv = base + 5 * stride;
   double cost = 0;
   for (int mu = mu0; mu < mu1; ++mu) {
     const int L = data.length(mu);
-    const int t0 = data.offset[mu];
+    const float* rows = data.row(data.offset[mu]);
+    sample_dots(rows, L, k, v, D, pchi, pz);  // forward: the sample's rows once
     for (int l = 0; l < L; ++l) {
-      dot2(data.row(t0 + l), k, v, D, &pchi[l], &pz[l]);
       pchi[l] *= isd;
       pz[l] *= isd;
     }
     const double f = attention_forward(set.activation, set.erf_b, L, pchi, pz, ps, pw);
     const double r = data.y[mu] - f;
     cost += 0.5 * r * r;
-    if (gk)  // §6: grad_k = -sum r w_l x_l/sqrt(D), grad_v = -sum r s_l x_l/sqrt(D)
-      for (int l = 0; l < L; ++l)
-        axpy2(data.row(t0 + l), -r * pw[l] * isd, -r * ps[l] * isd, D, gk, gv);
+    if (gk) {  // §6: grad_k = -sum r w_l x_l/sqrt(D), grad_v = -sum r s_l x_l/sqrt(D)
+      for (int l = 0; l < L; ++l) {
+        ck[l] = -r * pw[l] * isd;
+        cv[l] = -r * ps[l] * isd;
+      }
+      sample_axpy(rows, L, ck, cv, D, gk, gv);  // backward: the same rows, still in L1
+    }
   }
   return cost;
 }

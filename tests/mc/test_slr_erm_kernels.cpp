@@ -44,3 +44,47 @@ TEST_CASE("kernels: dot2 and axpy2 against long-double loops", "[mc][slr]") {
     }
   }
 }
+
+TEST_CASE("kernels: per-sample kernels and every instruction set give the bits of the per-row "
+          "AVX2 arithmetic", "[mc][slr]") {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> g(0.0, 1.0);
+  const KernelSet best = kernel_set();
+  std::vector<KernelSet> sets{KernelSet::Scalar};
+  if (best != KernelSet::Scalar) sets.push_back(KernelSet::Avx2);
+  if (best == KernelSet::Avx512) sets.push_back(KernelSet::Avx512);
+  for (int D : {5, 8, 13, 64, 1001})
+    for (int L : {1, 2, 3, 4, 5, 7}) {
+      std::vector<float> rows(static_cast<std::size_t>(L) * D);
+      std::vector<double> k(D), v(D), g0(D), h0(D), ck(L), cv(L);
+      for (float& x : rows) x = float(g(rng));
+      for (int i = 0; i < D; ++i) {
+        k[i] = g(rng);
+        v[i] = g(rng);
+        g0[i] = g(rng);
+        h0[i] = g(rng);
+      }
+      for (int l = 0; l < L; ++l) {
+        ck[l] = g(rng);
+        cv[l] = g(rng);
+      }
+      // reference: the per-row kernels with the best instruction set
+      std::vector<double> a_ref(L), b_ref(L), g_ref = g0, h_ref = h0;
+      for (int l = 0; l < L; ++l) {
+        dot2(rows.data() + l * D, k.data(), v.data(), D, &a_ref[l], &b_ref[l]);
+        axpy2(rows.data() + l * D, ck[l], cv[l], D, g_ref.data(), h_ref.data());
+      }
+      for (KernelSet s : sets) {
+        kernel_set() = s;
+        std::vector<double> a(L), b(L), gg = g0, hh = h0;
+        sample_dots(rows.data(), L, k.data(), v.data(), D, a.data(), b.data());
+        sample_axpy(rows.data(), L, ck.data(), cv.data(), D, gg.data(), hh.data());
+        INFO("set " << to_string(s) << " D " << D << " L " << L);
+        CHECK(a == a_ref);
+        CHECK(b == b_ref);
+        CHECK(gg == g_ref);
+        CHECK(hh == h_ref);
+      }
+      kernel_set() = best;
+    }
+}
