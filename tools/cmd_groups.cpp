@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "tools/cli_common.hpp"
 #include "tools/runner.hpp"
@@ -59,24 +59,20 @@ CLI::Option* add_seed_option(CLI::App* sub, std::uint64_t& seed, const std::stri
 
 void write_table_checked(const CsvTable& table, const std::string& out, const TablePlot& plot,
                          const PlotHints& hints) {
-  if (out.empty() || out == "-") {
-    table.write(std::cout);
-    std::cout.flush();
-    if (!std::cout) throw InputError("stdout: write error (disk full or output closed?)");
-  } else {
-    std::ofstream f(out);
-    if (!f) throw InputError("--out: cannot open '" + out + "' for writing");
-    table.write(f);
-    f.flush();
-    f.close();
-    if (!f) throw InputError("--out: error while writing '" + out + "' (disk full?)");
-  }
+  std::ostringstream text;
+  table.write(text);
+  write_output(out, text.str());  // checks the stream after flushing (tools/cli_common.hpp)
   if (plot.png.empty()) return;
   CsvData data;
   data.comments.push_back("# saddle");
   data.columns = table.columns();
   data.rows = table.rows();
   plot_csv(data, hints, plot.options, plot.png);
+}
+
+void check_table_outputs(const std::string& out, const TablePlot& plot) {
+  check_writable(out, "--out");
+  check_writable(plot.png, "--plot");
 }
 
 void check_stdout_written(const std::string& out) {

@@ -25,6 +25,8 @@ CLI::Option* add_seed_option(CLI::App* sub, std::uint64_t& seed, const std::stri
 // then draws its figure if asked.
 void write_table_checked(const CsvTable& table, const std::string& out, const TablePlot& plot,
                          const PlotHints& hints);
+// Before computing: --out and --plot can be written (InputError otherwise).
+void check_table_outputs(const std::string& out, const TablePlot& plot);
 // After a run that wrote to stdout (the grid runner): flushes stdout and throws InputError if
 // any write failed.
 void check_stdout_written(const std::string& out);

@@ -190,6 +190,7 @@ struct ValidateRmtCli {
 };
 
 void run_validate_rmt(const ValidateRmtCli& o) {
+  check_table_outputs(o.out, o.plot);
   set_threads(o.threads);
   if (o.n < 0 || o.draws < 0) throw InputError("--n and --draws must be positive (0 or absent: the default)");
   const int n = o.n > 0 ? o.n : (o.quick ? 512 : 1024);

@@ -36,8 +36,8 @@ PlotHints mc_slr_hints() {
 }
 
 // Domains of `mc slr` (README "Errors and exit codes", docs/mc_slr.md): nu, lambda, delta as the
-// replica commands (nu in [0, 1e3] or inf for max, lambda and delta in [0, 1e4]), alpha in
-// (0, 1e4], D in [4, 1e7], L in [1, 1e6], |erf b| <= 1e3, c0 in [0, 100], population overlaps
+// replica commands (nu in [0, 1e3] or inf for max, lambda and delta in [0, 1e4], alpha in
+// [1e-3, 1e4] with N = max(1, round(alpha D))), D in [4, 1e7], L in [1, 1e6], |erf b| <= 1e3, c0 in [0, 100], population overlaps
 // |m| <= 100, q in [0, 1e4] (beyond, normalised softplus attention underflows: 0/0); and the size bounds below.
 constexpr double kMaxL = 1e6, kMaxD = 1e7, kMaxErfB = 1e3, kMaxC0 = 100, kMaxM = 100, kMaxQ = 1e4;
 // Work bounds (each count that multiplies is checked before allocating): the tokens of one
@@ -164,6 +164,9 @@ void run_mc_slr(const McSlrCli& o) {
   mrule.max = kMaxM;
   SweepRules qrule = nonneg_rule();
   qrule.max = kMaxQ;
+  if (!population && o.init != "overlaps" &&
+      (!o.m_k.empty() || !o.q_k.empty() || !o.m_v.empty() || !o.q_v.empty()))
+    throw InputError("--m-k, --q-k, --m-v, --q-v are used by --mode population or --init overlaps only");
   if (!population) {
     try {
       eopt.init = slr::mc::parse_init(o.init);
@@ -172,9 +175,11 @@ void run_mc_slr(const McSlrCli& o) {
     }
     lambdas = parse_sweep(o.lambda, "lambda", scale);
     SweepRules arule = positive_rule();
+    arule.min = kSlrMinAlpha;
+    arule.min_inclusive = true;
     arule.max = kSlrMaxAlpha;
     alphas = parse_sweep(o.alpha, "alpha", arule);
-    if (o.max_iter < 1 || o.max_iter > 10000000) throw InputError("--max-iter must be in [1, 1e7]");
+    if (o.max_iter < 1 || o.max_iter > 1000000) throw InputError("--max-iter must be in [1, 1e6]");
     if (!(o.gtol >= 0 && o.gtol <= 1) || !(o.ftol >= 0 && o.ftol <= 1))
       throw InputError("--gtol and --ftol must be in [0, 1]");
     if (o.c0_option && o.c0_option->count() > 0 && !(o.c0 >= 0 && o.c0 <= kMaxC0))
@@ -185,8 +190,7 @@ void run_mc_slr(const McSlrCli& o) {
         if (!(N <= 2147483647.0))
           throw InputError("--alpha " + fmt(a) + ", --D " + std::to_string(D) + ": N = alpha D = " +
                            fmt(N) + " samples, above 2^31 - 1");
-        if (N < 1) throw InputError("alpha * D must be >= 1");
-        check_tokens(N, Lmax, D, "--alpha " + fmt(a) + ", --D " + std::to_string(D) + " (training set)");
+        check_tokens(std::max(1.0, N), Lmax, D, "--alpha " + fmt(a) + ", --D " + std::to_string(D) + " (training set)");
       }
     if (eopt.init == Init::Overlaps) {  // start from prescribed overlaps (single values)
       if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
@@ -400,7 +404,8 @@ void run_mc_slr(const McSlrCli& o) {
       const int D = Ds[d];
       sums.push_back(slr::mc::summarize_seeds(res[d]));
       const Summary& Sm = sums.back();
-      const std::string N = population ? std::to_string(o.n_test) : std::to_string(std::lround(p.alpha * D));
+      const std::string N = population ? std::to_string(o.n_test)
+                                       : std::to_string(std::max(1L, std::lround(p.alpha * D)));
       auto row = common(std::to_string(D), N, "all", Sm.seeds);
       for (const auto& st : stats) {
         const Estimate& x = Sm.*(st.summary);
@@ -490,7 +495,7 @@ void register_mc_slr(CLI::App& mc) {
       ->capture_default_str();
   sub->add_option("--delta", o->delta, "Noise variance Delta in [0, 1e4] (sweepable)")
       ->capture_default_str();
-  sub->add_option("--alpha", o->alpha, "Sample ratio N/D in (0, 1e4] (sweepable)")->capture_default_str();
+  sub->add_option("--alpha", o->alpha, "Sample ratio in [1e-3, 1e4] (sweepable); N = max(1, round(alpha D))")->capture_default_str();
   sub->add_option("--D", o->D,
                   "Embedding dimension(s) in [4, 1e7] (a list: one row per size; the sizes of one "
                   "point run together)")
@@ -512,7 +517,7 @@ void register_mc_slr(CLI::App& mc) {
       "Informed key scale in [0, 100] (default: sqrt(nu) spiked / min(nu,3) max for softmax and "
       "softplus, 0.5 for linear and erf)");
   sub->add_option("--n-test", o->n_test, "Fresh test samples per seed (n_test L D <= 1e9)")->capture_default_str();
-  sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations in [1, 1e7]")->capture_default_str();
+  sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations in [1, 1e6]")->capture_default_str();
   sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|) in [0, 1]")
       ->capture_default_str();
   sub->add_option("--ftol", o->ftol, "L-BFGS relative function tolerance in [0, 1]")->capture_default_str();

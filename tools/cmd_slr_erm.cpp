@@ -61,6 +61,8 @@ void run_erm(const ErmCli& o) {
   const auto alphas = parse_sweep(o.alpha, "alpha", rules.alpha);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
+  check_grid({laws.size(), nus.size(), lambdas.size(), deltas.size(), acts.size(), init_names.size(),
+              alphas.size()});
   std::vector<ReplicaInit> inits;
   for (const auto& s : init_names)
     inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);

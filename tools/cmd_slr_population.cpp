@@ -66,6 +66,7 @@ void run_population(const PopulationCli& o) {
   dq_rule.min = 0.0;
   dq_rule.max = kPopulationMaxQk;
   const auto dqs = parse_sweep(o.dq_k, "dq-k", dq_rule);
+  check_grid({task_names.size(), laws.size(), nus.size(), mks.size(), bs.size(), dqs.size()});
   if (!(o.m_k_max >= 0) || !(o.m_k_max <= kPopulationMaxMk))
     throw InputError("--m-k-max: must be in [0, 200] (0: automatic)");
   if (!(o.b_max > 0) || !(o.b_max <= kPopulationMaxErfB)) throw InputError("--b-max: must be in (0, 10]");

@@ -119,6 +119,7 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
 }
 
 void run_validate_slr(const ValidateSlrCli& o) {
+  check_table_outputs(o.out, o.plot);
   if (o.threads < 0 || o.threads > 4096) throw InputError("--threads must be in [0, 4096]");
   if (o.threads > 0) omp_set_num_threads(o.threads);
   std::vector<slr::mc::ValidationCase> cases;

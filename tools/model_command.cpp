@@ -48,6 +48,9 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       other_names.push_back(p.name);
     }
   }
+  double points = static_cast<double>(cont.size());
+  for (const auto& a : other_axes) points *= static_cast<double>(a.size());
+  check_grid_points(points);
   const auto outer = cartesian(other_axes);
   auto values_of = [&](std::size_t c) {
     ParamValues pv;
