@@ -269,7 +269,7 @@ void check_case(const ValidationCase& c) {
     throw std::invalid_argument("erf offset |b| must be <= " + fmt_short(kPopulationMaxErfB));
   if (c.D < 4 || c.seeds < 2 || c.n_test < 1) throw std::invalid_argument("need D >= 4, seeds >= 2, n_test >= 1");
   if (c.kind == CaseKind::Population) {
-    if (!(c.q_k >= c.m_k * c.m_k) || !(c.q_v >= c.m_v * c.m_v))
+    if (!(c.q_k >= c.m_k * c.m_k * (1 - 1e-12)) || !(c.q_v >= c.m_v * c.m_v * (1 - 1e-12)))
       throw std::invalid_argument("population case needs q_k >= m_k^2 and q_v >= m_v^2");
     if (!(std::abs(c.m_k) <= kPopulationMaxMk) || !(c.q_k <= kPopulationMaxQk) ||
         !(std::abs(c.m_v) <= kValidationMaxV) || !(c.q_v <= kValidationMaxV * kValidationMaxV))

@@ -2,12 +2,47 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "mc/slr_validate.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;
 using namespace saddle::slr::mc;
+
+TEST_CASE("validation case domain: the population module's nu, the replica's L and activations",
+          "[mc][slr]") {
+  ValidationCase c;
+  c.kind = CaseKind::Population;
+  c.set.lengths = {2};
+  c.m_k = 1;
+  c.q_k = 1.5;
+  c.m_v = 0.5;
+  c.q_v = 0.5;
+  c.D = 8;
+  c.seeds = 2;
+  c.n_test = 10;
+  c.set.nu = 150;
+  CHECK_NOTHROW(check_case(c));
+  c.set.nu = 150.5;
+  CHECK_THROWS_AS(check_case(c), std::invalid_argument);
+  c.set.task = Task::Max;
+  c.set.nu = 100.5;
+  CHECK_THROWS_AS(check_case(c), std::invalid_argument);
+  c.set.nu = std::numeric_limits<double>::infinity();
+  CHECK_NOTHROW(check_case(c));
+  ValidationCase e = c;
+  e.kind = CaseKind::Erm;
+  e.set.task = Task::Spiked;
+  e.set.nu = 2;
+  e.alpha = 2;
+  e.set.lengths = {5};
+  CHECK_THROWS_AS(check_case(e), std::invalid_argument);  // the replica covers L <= 4
+  e.set.lengths = {4};
+  e.set.activation = Activation::Erf;
+  CHECK_THROWS_AS(check_case(e), std::invalid_argument);  // softmax and linear only
+}
 
 TEST_CASE("validation verdict: 4 combined s.e. plus allowance", "[mc][slr]") {
   double z = 0;
@@ -33,6 +68,7 @@ TEST_CASE("built-in validation cases: every activation has a population case", "
         found = found || (c.kind == CaseKind::Population && c.set.activation == a);
       CHECK(found);
     }
+    for (const auto& c : cases) CHECK_NOTHROW(check_case(c));  // inside their own domain
     for (const auto& c : cases)
       if (c.kind == CaseKind::Population) {
         CHECK(c.q_k >= c.m_k * c.m_k * (1 - 1e-12));
