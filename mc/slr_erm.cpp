@@ -2,6 +2,7 @@
 // errors, population mode, summaries over seeds. See mc/slr_erm.hpp.
 #include "mc/slr_erm.hpp"
 
+#include <omp.h>
 #include <ceres/gradient_problem.h>
 #include <ceres/gradient_problem_solver.h>
 #include <glog/logging.h>
@@ -134,12 +135,16 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
   TestPlan plan;
   SeedResult r;
   std::vector<double> k, v;
-  parallel_for(2, [&](std::size_t task) {
+  parallel_for(opt.split_seed ? 2 : 1, [&](std::size_t task) {
+    if (!opt.split_seed) {  // one task: the plan (one chunk, no pass) before the training
+      plan = plan_test_set(set, D, opt.n_test, seed, index, false);
+      task = 1;
+    }
     if (task == 0) {
-      plan = plan_test_set(set, D, opt.n_test, seed, index);
+      plan = plan_test_set(set, D, opt.n_test, seed, index, opt.split_seed);
       return;
     }
-    const Dataset data = draw_dataset(set, T, N, seed, index, kTrain);
+    const Dataset data = draw_dataset(set, T, N, seed, index, kTrain, opt.split_seed);
     std::vector<double> theta(2 * static_cast<std::size_t>(D));
     if (opt.init == Init::Informed) {  // §6: k = c0 k*, v = v*
       const double c0 = opt.c0 >= 0 ? opt.c0 : default_c0(set);
@@ -224,7 +229,8 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
 }
 
 SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double q_k, double m_v,
-                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index) {
+                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index,
+                               bool split_seed) {
   check_setting(set);
   if (D < 4) throw std::invalid_argument("population mode needs D >= 4");
   if (!(q_k >= m_k * m_k * (1 - 1e-12)) || !(q_v >= m_v * m_v * (1 - 1e-12)))
@@ -236,7 +242,8 @@ SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double 
   prescribed_kv(T, m_k, q_k, m_v, q_v, seed, index, k, v);
   SeedResult r;
   fill_overlaps(T, k, v, r);
-  fill_test(set, test_errors(set, T, k, v, plan_test_set(set, D, n_test, seed, index)), n_test, r);
+  fill_test(set, test_errors(set, T, k, v, plan_test_set(set, D, n_test, seed, index, split_seed)),
+            n_test, r);
   r.converged = true;
   r.termination = "population";
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -301,14 +308,21 @@ Summary run_seeds(int n_seeds, F&& one) {
 Summary run_erm(const SimSetting& set, int D, double alpha, const ErmOptions& opt, int n_seeds,
                 std::uint64_t seed) {
   check_setting(set);
-  return run_seeds(n_seeds, [&](int i) { return run_erm_seed(set, D, alpha, opt, seed, i); });
+  ErmOptions o = opt;
+  o.split_seed = opt.split_seed && seeds_leave_cores_idle(n_seeds);
+  return run_seeds(n_seeds, [&](int i) { return run_erm_seed(set, D, alpha, o, seed, i); });
+}
+
+bool seeds_leave_cores_idle(double seeds_at_once) {
+  return seeds_at_once < 2.0 * omp_get_max_threads();
 }
 
 Summary run_population(const SimSetting& set, int D, double m_k, double q_k, double m_v,
                        double q_v, int n_test, int n_seeds, std::uint64_t seed) {
   check_setting(set);
+  const bool split = seeds_leave_cores_idle(n_seeds);
   return run_seeds(n_seeds, [&](int i) {
-    return run_population_seed(set, D, m_k, q_k, m_v, q_v, n_test, seed, i);
+    return run_population_seed(set, D, m_k, q_k, m_v, q_v, n_test, seed, i, split);
   });
 }
 

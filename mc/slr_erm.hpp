@@ -52,6 +52,11 @@ struct ErmOptions {
   // (the global minimiser that the zero-temperature replica theory describes, as far as the starts
   // find it) instead of the one from `init`.
   bool keep_lowest = false;
+  // Parallelism inside one seed for its data and test sets (chunks formed in parallel after a
+  // sequential pass over the stream, the test set's pass beside the training). Off when the
+  // seeds alone fill the cores (run_erm and `mc slr` decide): the extra pass is then saved. The
+  // results are the same either way.
+  bool split_seed = true;
 };
 
 // Everything measured for one seed.
@@ -89,7 +94,8 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
 // test and Bayes errors on n_test fresh samples. Overlap fields of SeedResult are the realised
 // ones.
 SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double q_k, double m_v,
-                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index);
+                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index,
+                               bool split_seed = true);
 
 // Mean and standard error over seeds of each reported quantity.
 struct Summary {
@@ -109,6 +115,9 @@ Summary summarize_seeds(std::vector<SeedResult> results);
 // count). An exception of a seed is rethrown after the loop (the lowest seed's).
 Summary run_erm(const SimSetting& set, int D, double alpha, const ErmOptions& opt, int n_seeds,
                 std::uint64_t seed);
+// Whether this many seeds running as tasks at once leave cores idle (fewer than two per thread of
+// the team): then each seed parallelises its own data and test sets (ErmOptions::split_seed).
+bool seeds_leave_cores_idle(double seeds_at_once);
 Summary run_population(const SimSetting& set, int D, double m_k, double q_k, double m_v,
                        double q_v, int n_test, int n_seeds, std::uint64_t seed);
 

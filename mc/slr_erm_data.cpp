@@ -125,7 +125,7 @@ Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index) {
 }
 
 Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64_t seed,
-                     std::uint64_t index, std::uint64_t purpose) {
+                     std::uint64_t index, std::uint64_t purpose, bool chunked) {
   check_setting(set);
   if (N < 1) throw std::invalid_argument("a data set needs N >= 1 samples");
   const int D = T.D;
@@ -142,20 +142,25 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
   data.X.resize(static_cast<std::size_t>(data.offset[N]) * D);
   data.y.resize(N);
   data.eps.resize(N);
-  // Pass 1 (sequential): the stream state at the start of every chunk.
-  const int chunks = (N + kTrainChunk - 1) / kTrainChunk;
+  // Pass 1 (sequential): the stream state at the start of every chunk (one chunk: no pass).
+  const int chunk = chunked ? kTrainChunk : N;
+  const int chunks = (N + chunk - 1) / chunk;
   std::vector<Rng> starts;
   starts.reserve(chunks);
-  for (int mu = 0; mu < N; ++mu) {
-    if (mu % kTrainChunk == 0) starts.push_back(rng);
-    skip_sample(set, data.length(mu), D, rng);
+  if (chunks == 1) {
+    starts.push_back(rng);
+  } else {
+    for (int mu = 0; mu < N; ++mu) {
+      if (mu % chunk == 0) starts.push_back(rng);
+      skip_sample(set, data.length(mu), D, rng);
+    }
   }
   // Pass 2 (parallel): the chunks, each from its recorded state.
   const int Lmax = max_length(set);
   parallel_for(static_cast<std::size_t>(chunks), [&](std::size_t c) {
     Rng r = starts[c];
     std::vector<double> chis(Lmax), zs(Lmax);
-    const int mu0 = static_cast<int>(c) * kTrainChunk, mu1 = std::min(N, mu0 + kTrainChunk);
+    const int mu0 = static_cast<int>(c) * chunk, mu1 = std::min(N, mu0 + chunk);
     for (int mu = mu0; mu < mu1; ++mu) {
       float* x0 = data.X.data() + static_cast<std::size_t>(data.offset[mu]) * D;
       data.eps[mu] = form_sample(set, T, data.length(mu), r, x0, chis.data(), zs.data(), &data.y[mu]);
@@ -165,14 +170,19 @@ Dataset draw_dataset(const SimSetting& set, const Teacher& T, int N, std::uint64
 }
 
 TestPlan plan_test_set(const SimSetting& set, int D, int n, std::uint64_t seed,
-                       std::uint64_t index) {
+                       std::uint64_t index, bool chunked) {
   check_setting(set);
   if (n < 1) throw std::invalid_argument("n_test must be >= 1");
   TestPlan plan;
   plan.n = n;
+  Rng rng(seed, index, kTest);
+  if (!chunked || n <= kTestChunk) {  // one chunk from the start of the stream
+    plan.chunk = n;
+    plan.starts.push_back(rng);
+    return plan;
+  }
   plan.chunk = kTestChunk;
   plan.starts.reserve((n + kTestChunk - 1) / kTestChunk);
-  Rng rng(seed, index, kTest);
   const int nl = static_cast<int>(set.lengths.size());
   for (int mu = 0; mu < n; ++mu) {
     if (mu % kTestChunk == 0) plan.starts.push_back(rng);

@@ -61,9 +61,10 @@ struct Dataset {
 };
 // Draws N samples with the stream (seed, index, purpose): first the N lengths, then per sample
 // its L D token entries, eps* (spiked: uniform; max: one uniform after the tokens) and the label
-// noise.
+// noise. chunked: in two passes, the chunks formed in parallel; otherwise in one sequential pass
+// (for a caller whose cores are busy with other seeds: no extra pass). The same data either way.
 Dataset draw_dataset(const SimSetting& set, const Teacher& teacher, int N, std::uint64_t seed,
-                     std::uint64_t index, std::uint64_t purpose);
+                     std::uint64_t index, std::uint64_t purpose, bool chunked = true);
 
 // ---------------------------------------------------------------------------------------------
 // Fresh test samples, never stored: the stream (seed, index, kTest), per sample its length, L D
@@ -76,8 +77,10 @@ struct TestPlan {
   int chunk = 0;            // samples per chunk (the last one may be shorter)
   std::vector<Rng> starts;  // stream state at the first sample of each chunk
 };
+// chunked = false: one chunk, no sequential pass (the errors are then evaluated in one pass);
+// the same samples and the same sums either way.
 TestPlan plan_test_set(const SimSetting& set, int D, int n, std::uint64_t seed,
-                       std::uint64_t index);
+                       std::uint64_t index, bool chunked = true);
 
 // Mean squared errors (y - f)^2 of the predictor (k, v) and of the Bayes predictor (S9)
 // sum_l p_l z*_l (p = softmax(c_nu chi*), one-hot argmax at c_nu = inf) on the planned samples,

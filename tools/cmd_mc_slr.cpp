@@ -361,6 +361,11 @@ void run_mc_slr(const McSlrCli& o) {
              (o.extrapolate ? 1 : 0)});
 
   const std::size_t first_output = population ? 19 : 15;
+  // Seeds of the run as tasks (the runner's chains x sizes x seeds): when they fill the cores, a
+  // seed draws its data and test sets in one pass (the same samples; no extra pass).
+  if (o.run.threads > 0) omp_set_num_threads(o.run.threads);
+  const bool split_seed =
+      slr::mc::seeds_leave_cores_idle(double(points.size()) * Ds.size() * o.seeds);
   job.run_chain = [=](std::size_t c) {
     const Point& p = points[c];
     const std::size_t nD = Ds.size(), S = static_cast<std::size_t>(o.seeds);
@@ -368,11 +373,12 @@ void run_mc_slr(const McSlrCli& o) {
     std::vector<std::vector<SeedResult>> res(nD, std::vector<SeedResult>(S));
     slr::mc::ErmOptions e = eopt;
     e.lambda = p.lambda;
+    e.split_seed = split_seed;
     parallel_for(nD * S, [&](std::size_t i) {
       const int D = Ds[i / S];
       const std::uint64_t idx = i % S;
       res[i / S][idx] = population ? slr::mc::run_population_seed(p.set, D, p.mk, p.qk, p.mv, p.qv,
-                                                                   o.n_test, o.seed, idx)
+                                                                   o.n_test, o.seed, idx, split_seed)
                                    : slr::mc::run_erm_seed(p.set, D, p.alpha, e, o.seed, idx);
     });
     auto common = [&](const std::string& D, const std::string& N, const std::string& idx, int nseeds) {

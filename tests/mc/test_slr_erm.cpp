@@ -269,3 +269,28 @@ TEST_CASE("an exception inside a seed's task reaches the caller; the program goe
   CHECK(S.converged == 3);
   omp_set_num_threads(saved);
 }
+
+TEST_CASE("a seed gives the same results with and without parallelism inside it", "[mc][slr]") {
+  SimSetting set;
+  set.task = Task::Max;
+  set.lengths = {2, 3};
+  set.nu = 1.0;
+  set.delta = 0.2;
+  ErmOptions opt;
+  opt.n_test = 900;  // several test chunks
+  opt.restarts = 2;
+  ErmOptions one = opt;
+  one.split_seed = false;
+  const SeedResult a = run_erm_seed(set, 30, 20.0, opt, 5, 1);  // N = 600: several data chunks
+  const SeedResult b = run_erm_seed(set, 30, 20.0, one, 5, 1);
+  CHECK(a.m_k == b.m_k);
+  CHECK(a.q_v == b.q_v);
+  CHECK(a.train_loss == b.train_loss);
+  CHECK(a.e_test == b.e_test);
+  CHECK(a.e_bayes == b.e_bayes);
+  CHECK(a.test_var == b.test_var);
+  const SeedResult c = run_population_seed(set, 30, 0.5, 0.5, 0.5, 0.5, 900, 5, 1, true);
+  const SeedResult d = run_population_seed(set, 30, 0.5, 0.5, 0.5, 0.5, 900, 5, 1, false);
+  CHECK(c.e_test == d.e_test);
+  CHECK(c.e_bayes == d.e_bayes);
+}
