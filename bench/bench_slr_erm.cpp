@@ -1,9 +1,14 @@
-// Speed of the direct SLR simulation (mc/slr_erm; docs/equations/slr_replica.md §6).
-//  * BM_SlrObjective: one evaluation of (S13) and its gradient (float token rows, fused
-//    dot/axpy kernels). The counter speedup_vs_naive is its speed relative to a plain two-pass
+// Speed of the direct SLR simulation (mc/slr_erm*; docs/equations/slr_replica.md §6).
+//  * BM_SlrObjective: one evaluation of (S13) and its gradient (float token rows, per-sample
+//    kernels). The counter speedup_vs_naive is its speed relative to a plain two-pass
 //    double-precision implementation timed in the same run (the baseline).
+//  * BM_SlrKernels: the same evaluation on one thread by kernel variant (per-row AVX2 = the
+//    previous trainer, per-sample AVX2, per-sample AVX-512), best of the repetitions.
+//  * BM_SlrSeedPhases: the phases of one seed timed alone (data draw, test plan, test errors, one
+//    evaluation).
 //  * BM_SlrTrainSeed: one full ERM seed at the reference size (D = 1000, alpha = 4, L = 3,
-//    softmax, informed start): sampling, L-BFGS, 2e4 test samples. Counter: seconds per seed.
+//    softmax, informed start): sampling, L-BFGS, 2e4 test samples. Counters: L-BFGS iterations
+//    and objective evaluations.
 #include <benchmark/benchmark.h>
 
 #include <omp.h>
