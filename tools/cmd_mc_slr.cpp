@@ -363,7 +363,7 @@ void run_mc_slr(const McSlrCli& o) {
   const std::size_t first_output = population ? 19 : 15;
   // Seeds of the run as tasks (the runner's chains x sizes x seeds): when they fill the cores, a
   // seed draws its data and test sets in one pass (the same samples; no extra pass).
-  if (o.run.threads > 0) omp_set_num_threads(o.run.threads);
+  if (o.run.threads > 0 && o.run.threads <= kMaxThreads) omp_set_num_threads(o.run.threads);
   const bool split_seed =
       slr::mc::seeds_leave_cores_idle(double(points.size()) * Ds.size() * o.seeds);
   job.run_chain = [=](std::size_t c) {
