@@ -48,7 +48,7 @@ def parse_table(text):
             continue
         cells = [c.strip() for c in line.strip("|").split("|")]
         commands = re.findall(r"`([a-z][a-z -]*)`", cells[0])
-        for m in re.finditer(r"`--([a-z-]+)` (?:0 or )?in ([\[(])([^,\]]+), ([^\])]+)([\])])( integer)?",
+        for m in re.finditer(r"`--([a-zA-Z0-9-]+)` (?:0 or )?in ([\[(])([^,\]]+), ([^\])]+)([\])])( integer)?",
                              cells[1]):
             opt, lb, lo, hi, hb, integer = m.groups()
             for cmd in commands:
