@@ -259,24 +259,19 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
 void check_case(const ValidationCase& c) {
   check_setting(c.set);
   const double nu = c.set.nu;
-  if (c.set.task == Task::Spiked && nu > kPopulationMaxNuSpiked)
-    throw std::invalid_argument("spiked nu = " + fmt_short(nu) + ": the theory side (population module) covers nu <= " +
-                                fmt_short(kPopulationMaxNuSpiked));
-  if (c.set.task == Task::Max && std::isfinite(nu) && nu > kPopulationMaxNuMax)
-    throw std::invalid_argument("max-SLR nu = " + fmt_short(nu) + ": the theory side (population module) covers finite nu <= " +
-                                fmt_short(kPopulationMaxNuMax) + " or nu = inf");
+  if (!(nu <= kPopulationMaxNu) && !(c.set.task == Task::Max && std::isinf(nu)))
+    throw std::invalid_argument("nu = " + fmt_short(nu) + ": the theory side (population module) covers nu <= " +
+                                fmt_short(kPopulationMaxNu) + " (max-SLR: or inf)");
   if (c.set.activation == Activation::Erf && std::abs(c.set.erf_b) > kPopulationMaxErfB)
     throw std::invalid_argument("erf offset |b| must be <= " + fmt_short(kPopulationMaxErfB));
   if (c.D < 4 || c.seeds < 2 || c.n_test < 1) throw std::invalid_argument("need D >= 4, seeds >= 2, n_test >= 1");
   if (c.kind == CaseKind::Population) {
     if (!(c.q_k >= c.m_k * c.m_k * (1 - 1e-12)) || !(c.q_v >= c.m_v * c.m_v * (1 - 1e-12)))
       throw std::invalid_argument("population case needs q_k >= m_k^2 and q_v >= m_v^2");
-    if (!(std::abs(c.m_k) <= kPopulationMaxMk) || !(c.q_k <= kPopulationMaxQk) ||
-        !(std::abs(c.m_v) <= kValidationMaxV) || !(c.q_v <= kValidationMaxV * kValidationMaxV))
-      throw std::invalid_argument("population case: need |m_k| <= " + fmt_short(kPopulationMaxMk) +
-                                  ", q_k <= " + fmt_short(kPopulationMaxQk) + ", |m_v| <= " +
-                                  fmt_short(kValidationMaxV) + ", q_v <= " +
-                                  fmt_short(kValidationMaxV * kValidationMaxV));
+    check_population_domain(c.set, c.m_k, c.q_k);  // PopulationDomainError is an invalid_argument
+    if (!(std::abs(c.m_v) <= kValidationMaxV) || !(c.q_v <= kValidationMaxV * kValidationMaxV))
+      throw std::invalid_argument("population case: need |m_v| <= " + fmt_short(kValidationMaxV) +
+                                  ", q_v <= " + fmt_short(kValidationMaxV * kValidationMaxV));
   } else {
     for (int L : c.set.lengths)
       if (L > replica::kMaxL)

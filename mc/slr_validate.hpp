@@ -57,10 +57,9 @@ struct ValidationRow {
 // The built-in cases (quick: a subset that runs in about a minute on two cores).
 std::vector<ValidationCase> builtin_slr_cases(bool quick);
 
-// Domain of a case: the population module's (spiked nu <= kPopulationMaxNuSpiked, finite max-SLR
-// nu <= kPopulationMaxNuMax or inf, |m_k| <= kPopulationMaxMk, q_k <= kPopulationMaxQk, |erf b|
-// <= kPopulationMaxErfB; equations/slr_population.hpp), |m_v| <= 1e3, q_v <= 1e6; ERM cases: the
-// replica's (L <= 4, softmax or linear, alpha in [1e-3, 1e4], lambda and delta in [0, 1e4]);
+// Domain of a case: the population module's (nu <= kPopulationMaxNu, max-SLR: or inf; (m_k, q_k)
+// as check_population_domain; |erf b| <= kPopulationMaxErfB; equations/slr_population.hpp),
+// |m_v| <= 1e3, q_v <= 1e6; ERM cases: the replica's (L <= 4, softmax or linear, alpha in [1e-3, 1e4], lambda and delta in [0, 1e4]);
 // D >= 4, seeds >= 2, n_test >= 1. Throws std::invalid_argument naming the bound.
 constexpr double kValidationMaxV = 1e3, kValidationMinAlpha = 1e-3, kValidationMaxAlpha = 1e4,
                  kValidationMaxScale = 1e4;

@@ -214,7 +214,7 @@ void register_slr_population(CLI::App& slr) {
   o->L_dist_opt = sub->add_option("--L-dist", o->L_dist,
                   "Length drawn uniformly from this set (e.g. 1,2,3), one shared (k, v); excludes --L");
   sub->add_option("--nu", o->nu,
-                  "Signal strength nu >= 0 (sweepable): spiked <= 150, max-SLR <= 100 or inf")
+                  "Signal strength nu in [0, 1e3] (sweepable); max-SLR: or inf")
       ->capture_default_str();
   sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
       ->capture_default_str();

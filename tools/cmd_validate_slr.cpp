@@ -97,8 +97,8 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
     throw InputError("--mode must be erm or population (or absent for the built-in cases)");
   }
   if (c.D > kMaxD || c.seeds > 100000) throw InputError("need D <= 1e7, seeds <= 100000");
-  // The domain of the theory side (the population module stops at spiked nu = 150, finite
-  // max-SLR nu = 100) and of the simulation, before anything runs.
+  // The domain of the theory side (the population module stops at nu = 1e3, max-SLR: or inf)
+  // and of the simulation, before anything runs.
   try {
     slr::mc::check_case(c);
   } catch (const std::exception& e) {
@@ -185,7 +185,7 @@ void register_validate_slr(CLI::App& validate) {
   sub->add_option("--L-dist", o->L_dist,
                   "Variable length: a set of lengths drawn uniformly per sample; excludes --L");
   sub->add_option("--nu", o->nu,
-                  "Signal strength: spiked nu in [0, 150], max nu in [0, 100] or inf (the domain of "
+                  "Signal strength: nu in [0, 1e3], max-SLR: or inf (the domain of "
                   "the population module that the theory side uses)")
       ->capture_default_str();
   sub->add_option("--lambda", o->lambda, "Ridge lambda in [0, 1e4] (erm)")->capture_default_str();

@@ -35,10 +35,10 @@ for cmd in "mc slr" "mc rmt" "validate slr" "validate rmt"; do
   # shellcheck disable=SC2086
   expect_error "$cmd seed 2^64" $cmd --seed 18446744073709551616
 done
-# the population module (theory side of validate slr) stops at spiked nu = 150, max nu = 100
-expect_error "validate spiked nu 151" validate slr --mode population --nu 151
-expect_error "validate erm nu 151" validate slr --mode erm --nu 151
-expect_error "validate max nu 101" validate slr --mode population --task max --nu 101
+# the population module (theory side of validate slr) stops at nu = 1e3 (max-SLR: or inf)
+expect_error "validate spiked nu 1001" validate slr --mode population --nu 1001
+expect_error "validate erm nu 1001" validate slr --mode erm --nu 1001
+expect_error "validate max nu 1001" validate slr --mode population --task max --nu 1001
 expect_error "validate negative D" validate slr --mode erm --D -5
 # sizes: refused before allocating, with the estimate
 expect_error "issue 25 memory" mc slr --D 20000 --L 1000 --alpha 1

@@ -23,13 +23,19 @@ TEST_CASE("validation case domain: the population module's nu, the replica's L a
   c.D = 8;
   c.seeds = 2;
   c.n_test = 10;
-  c.set.nu = 150;
+  c.set.nu = 1000;
   CHECK_NOTHROW(check_case(c));
-  c.set.nu = 150.5;
+  c.set.nu = 1000.5;
   CHECK_THROWS_AS(check_case(c), std::invalid_argument);
   c.set.task = Task::Max;
-  c.set.nu = 100.5;
+  c.set.nu = 1000;
+  CHECK_NOTHROW(check_case(c));
+  c.set.nu = 1000.5;
   CHECK_THROWS_AS(check_case(c), std::invalid_argument);
+  c.set.nu = 2;
+  c.q_k = 1e13;  // above softmax's key-overlap domain (1e6 in max-SLR)
+  CHECK_THROWS_AS(check_case(c), std::invalid_argument);
+  c.q_k = 1.5;
   c.set.nu = std::numeric_limits<double>::infinity();
   CHECK_NOTHROW(check_case(c));
   ValidationCase e = c;
