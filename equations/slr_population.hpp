@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "equations/slr_model.hpp"
+#include "solver/system.hpp"
 
 namespace saddle {
 namespace slr {
@@ -47,8 +48,8 @@ constexpr double kPopulationMaxErfB = 10.0;
 // without bound near the interpolation threshold) can catch it and mark the point as not converged
 // with what() as the reason. Plain bad input (nu < 0 or NaN, spiked nu = inf, q_k < m_k^2, L < 1,
 // |erf b| > 10) throws std::invalid_argument itself.
-struct PopulationDomainError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
+struct PopulationDomainError : OutOfDomain {
+  using OutOfDomain::OutOfDomain;
 };
 
 // Largest q_k of the domain for (task, activation, nu).

@@ -32,6 +32,7 @@ std::string path_text(const CurveStatus& s) {
     t += to_string(m);
     if (kinds > 1) t += ":" + std::to_string(n);
   }
+  if (s.n_out_of_domain > 0) t += (t.empty() ? "" : "+") + std::string("out_of_domain:") + std::to_string(s.n_out_of_domain);
   return t;
 }
 
@@ -39,8 +40,29 @@ bool accepted(const SolveSummary& sm, const CurveOptions& opt) {
   return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
 }
 
+namespace {
+// A replicate whose map or values the model could not evaluate (OutOfDomain): not converged, at its
+// start, with the reason.
+SolveResult out_of_domain(const Vec& start) {
+  SolveResult sr;
+  sr.x = start;
+  sr.summary.converged = false;
+  sr.summary.stalled = false;
+  sr.summary.reason = Termination::OutOfDomain;
+  sr.summary.residual = std::numeric_limits<double>::infinity();
+  return sr;
+}
+SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const SolverOptions& opt) {
+  try {
+    return solve(sys, start, opt);
+  } catch (const OutOfDomain&) {
+    return out_of_domain(start);
+  }
+}
+}  // namespace
+
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt) {
-  SolveResult sr = solve(sys, start, opt.solver);
+  SolveResult sr = solve_in_domain(sys, start, opt.solver);
   if (opt.retry && !accepted(sr.summary, opt)) {
     // A slow damped iteration: the plain or accelerated iteration can have an unstable direction
     // (e.g. near the interpolation peak of linear attention).
@@ -49,7 +71,7 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
     slow.mix = opt.retry_mix;
     slow.max_iter = opt.retry_max_iter;
     slow.stall_window = std::max(opt.solver.stall_window, 100);
-    SolveResult again = solve(sys, start, slow);
+    SolveResult again = solve_in_domain(sys, start, slow);
     again.summary.iterations += sr.summary.iterations;
     if (accepted(again.summary, opt) || again.summary.residual < sr.summary.residual) return again;
   }
@@ -64,11 +86,31 @@ struct Replicate {
   double radius = std::numeric_limits<double>::quiet_NaN();  // map radius (if computed)
 };
 
+// The model's values at a replicate's solution; where the model cannot evaluate them (OutOfDomain)
+// they are NaN and the replicate is marked not converged, so the point says converged = 0.
+Vec values_in_domain(const CurveModel& model, const FixedPointSystem& sys, SolveResult& sr) {
+  try {
+    return model.values(sys, sr.x);
+  } catch (const OutOfDomain&) {
+    sr.summary.converged = false;
+    sr.summary.stalled = false;
+    sr.summary.reason = Termination::OutOfDomain;
+    return Vec::Constant(static_cast<Eigen::Index>(sys.observable_names().size()),
+                         std::numeric_limits<double>::quiet_NaN());
+  }
+}
+
 // Map radius at an accepted solution (x projected first).
 MapSpectrum spectrum_at(const FixedPointSystem& sys, const Vec& x) {
   Vec xp = x;
   sys.project(xp);
-  return map_spectrum(sys, xp);
+  try {
+    return map_spectrum(sys, xp);
+  } catch (const OutOfDomain&) {  // a neighbour of x outside the model's domain: radius unknown
+    MapSpectrum ms;
+    ms.radius = std::numeric_limits<double>::quiet_NaN();
+    return ms;
+  }
 }
 
 CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, int start, int level,
@@ -90,6 +132,7 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
     if (ok_tol) ++p.n_converged;
     else if (sr.summary.stalled) ++p.n_stalled;
     if (!ok_tol && !ok_stall) ++p.n_failed;
+    if (sr.summary.reason == Termination::OutOfDomain) ++p.n_out_of_domain;
     p.iterations = std::max(p.iterations, sr.summary.iterations);
     ++p.n_by_path[static_cast<int>(sr.summary.path)];
     p.residual = std::max(p.residual, sr.summary.residual);
@@ -159,7 +202,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     for (int i = 0; i < n_par && !interrupt_requested(); ++i) {
       const auto sys = model.system(params[i], r, 0);
       sys->project(res[i].x);
-      reps[t][i].values = model.values(*sys, res[i].x);
+      reps[t][i].values = values_in_domain(model, *sys, res[i]);
       reps[t][i].res = std::move(res[i]);
       reps[t][i].radius = radius[i];
     }
@@ -201,7 +244,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const auto sys = model.system(params[i], r, level);
       SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt);
       sys->project(sr.x);
-      fine[u].values = model.values(*sys, sr.x);
+      fine[u].values = values_in_domain(model, *sys, sr);
       if (opt.map_radius || starts[k].escape > 0.0)
         if (accepted(sr.summary, opt)) fine[u].radius = spectrum_at(*sys, sr.x).radius;
       fine[u].res = std::move(sr);

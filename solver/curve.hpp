@@ -79,9 +79,11 @@ struct CurveStatus {
   // Replicates whose result came from each iteration (indexed by Method: damped, anderson,
   // newton), e.g. Newton steps, or the Anderson fallback where the Newton steps did not converge.
   int n_by_path[3] = {0, 0, 0};
+  int n_out_of_domain = 0;  // replicates the model could not evaluate (OutOfDomain)
 };
 
-// "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths.
+// "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths; followed by
+// "+out_of_domain:N" when N replicates left the model's domain (the point is then not converged).
 std::string path_text(const CurveStatus& s);
 
 struct CurvePoint : CurveStatus {

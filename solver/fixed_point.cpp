@@ -59,6 +59,7 @@ std::string to_string(Termination t) {
     case Termination::Stalled: return "stalled";
     case Termination::NonFinite: return "non_finite";
     case Termination::Interrupted: return "interrupted";
+    case Termination::OutOfDomain: return "out_of_domain";
   }
   return "unknown";
 }

@@ -48,6 +48,7 @@ enum class Termination {
   Stalled,       // limit cycle: no new best residual within stall_window iterations
   NonFinite,     // the map returned a non-finite value
   Interrupted,   // stopped by request_interrupt() (solver/interrupt.hpp)
+  OutOfDomain,   // the model could not evaluate the map or its values there (solver/system.hpp)
 };
 std::string to_string(Termination t);  // "tolerance", "newton", "newton_failed", "max_iter", ...
 std::ostream& operator<<(std::ostream& os, Termination t);

@@ -8,12 +8,22 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace saddle {
 
 using Vec = Eigen::VectorXd;
+
+// Thrown by a system's map or observables at a state where the model cannot evaluate them: outside
+// the model's domain (e.g. overlaps that grow without bound near an interpolation threshold). The
+// curve driver marks that replicate not converged (Termination::OutOfDomain) and goes on with the
+// curve; any other exception stops it. Plain bad input is std::invalid_argument, thrown before any
+// iteration.
+struct OutOfDomain : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 class FixedPointSystem {
  public:

@@ -113,6 +113,13 @@ void require_finite(const std::vector<std::string>& row, const std::vector<std::
   }
 }
 
+void finish_row(std::vector<std::string>& row, const std::vector<std::string>& columns,
+                std::size_t first_output, bool converged, const std::string& where) {
+  if (converged) return require_finite(row, columns, first_output, where);
+  for (std::size_t j = first_output; j < row.size(); ++j)
+    if (is_nonfinite_text(row[j])) row[j].clear();
+}
+
 std::string fmt(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

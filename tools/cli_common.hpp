@@ -107,6 +107,11 @@ bool is_nonfinite_text(const std::string& text);
 // legitimately be inf (nu = inf for max-SLR).
 void require_finite(const std::vector<std::string>& row, const std::vector<std::string>& columns,
                     std::size_t first_output, const std::string& where);
+// The guard of a row that carries its own converged flag: a converged row must be finite
+// (require_finite); a row that says converged = 0 leaves empty the values that could not be
+// computed (e.g. the model's values outside its domain), never writing "nan".
+void finish_row(std::vector<std::string>& row, const std::vector<std::string>& columns,
+                std::size_t first_output, bool converged, const std::string& where);
 
 // Solver flags (--method, --mix, --tol, --max-iter, --anderson-depth, --no-polish) bound 1:1 to
 // a SolverOptions struct.

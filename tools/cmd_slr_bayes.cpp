@@ -115,7 +115,7 @@ void run_bayes(const BayesCli& o) {
                                    fmt(p.Q_v.se), fmt(p.Qhat_k.mean), fmt(p.Qhat_v.mean),
                                    fmt(p.A_hat.mean), fmt(p.B_hat.mean), fmt(eb),
                                    std::to_string(s.replicates), p.coexist ? "1" : "0"};
-      require_finite(row, job.columns, 6, "at alpha " + fmt(p.alpha));
+      finish_row(row, job.columns, 6, p.converged, "at alpha " + fmt(p.alpha));
       rows.push_back(row);
     }
     return rows;

@@ -220,8 +220,8 @@ void run_erm(const ErmCli& o) {
       row.push_back(fmt(p.jump_share.se));
       row.push_back(std::to_string(p.n_points));
       row.push_back(path_text(p));
-      require_finite(row, job.columns, 8,
-                     "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
+      finish_row(row, job.columns, 8, p.converged,
+                 "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
       rows.push_back(row);
     }
     return rows;

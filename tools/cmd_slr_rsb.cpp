@@ -183,8 +183,8 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
       row.push_back(fmt(p.inner_ess.mean));
       row.push_back(fmt(p.stein_gap.mean));
       row.push_back(fmt(p.x_edge.mean));
-      require_finite(row, grid.columns, 8,
-                     "at alpha " + fmt(p.alpha) + " (" + to_string(s.rs.activation) + ", 1rsb)");
+      finish_row(row, grid.columns, 8, p.converged,
+                 "at alpha " + fmt(p.alpha) + " (" + to_string(s.rs.activation) + ", 1rsb)");
       rows.push_back(row);
     }
     return rows;

@@ -198,6 +198,8 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       }
       if (hooks.stability) row.push_back(to_string(p.stability));
       if (refinement) row.push_back(std::to_string(p.level));
+      finish_row(row, job.columns, card.params.size() + (several_starts ? 1 : 0), p.converged,
+                 "of " + card.command + " at " + card.continuation + " " + fmt(p.param));
       rows.push_back(std::move(row));
     }
     return rows;

@@ -94,7 +94,8 @@ def _column(texts):
     if all(t.lstrip("-").isdigit() for t in texts):
         return np.array([int(t) for t in texts], dtype=np.int64)
     try:
-        return np.array([float(t) for t in texts], dtype=float)
+        # an empty cell: a value a not-converged row could not compute
+        return np.array([float(t) if t else float("nan") for t in texts], dtype=float)
     except ValueError:
         return np.array(texts, dtype=object)
 

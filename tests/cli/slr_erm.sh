@@ -87,4 +87,19 @@ echo "$out" | grep -v '^#' | tail -n +2 | awk -F, '
     if ($10 != 1) { print "not converged"; exit 1 }
     d=$8-Q; if (d<0) d=-d; if (d>5e-3) { print "Q_v " $8 " vs " Q; exit 1 } }' \
   || fail "bayes L=1 closed form"
+# ridgeless softmax at and past the interpolation threshold (issue 25): the key overlaps grow
+# beyond the population module's domain; the points say converged = 0 (path "...out_of_domain:N"),
+# the values they could not compute are empty, never nan, and the command exits 0.
+out=$("$SADDLE" slr erm --alpha 0.5,1,2 --lambda 0 --activation softmax --points 256 --replicates 2 \
+      --no-progress 2>/dev/null) || fail "lambda = 0 softmax exited $?"
+echo "$out" | grep -v '^#' | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert len(rows) == 3, rows
+for r in rows:
+    assert not any(v.strip().lower() in ("nan", "inf", "-inf") for v in r.values()), r
+    if r["test_error"] == "":
+        assert r["converged"] == "0" and "out_of_domain" in r["path"], r
+assert any("out_of_domain" in r["path"] for r in rows), [r["path"] for r in rows]
+' || fail "lambda = 0 softmax rows"
 echo "OK"

@@ -44,7 +44,49 @@ struct WellModel : CurveModel {
     return std::abs(a.x[0].mean - b.x[0].mean) > 1e-6;
   }
 };
+// F(x) = 0.5 x + p (fixed point x = 2p) whose value x^2 the model can only evaluate for x <= 5,
+// and whose map it cannot evaluate at all for p > 10 (OutOfDomain, as the SLR population risk at
+// key overlaps beyond its domain).
+struct Bounded : FixedPointSystem {
+  double p;
+  explicit Bounded(double pp) : p(pp) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    if (p > 10) throw OutOfDomain("map outside the domain");
+    return Vec::Constant(1, 0.5 * x[0] + p);
+  }
+  std::vector<std::string> observable_names() const override { return {"x2"}; }
+  Vec observables(const Vec& x) const override {
+    if (x[0] > 5) throw OutOfDomain("value outside the domain");
+    return Vec::Constant(1, x[0] * x[0]);
+  }
+};
+struct BoundedModel : CurveModel {
+  std::unique_ptr<FixedPointSystem> system(double p, int, int) const override {
+    return std::make_unique<Bounded>(p);
+  }
+};
 }  // namespace
+
+TEST_CASE("Curve driver: a point outside the model's domain is not converged, the curve goes on",
+          "[core][solver]") {
+  BoundedModel model;
+  CurveStart st{"s", Vec::Zero(1), Direction::Forward, true};
+  CurveOptions opt;
+  opt.solver.tol = 1e-12;
+  const std::vector<double> ps{1.0, 3.0, 20.0, 2.0};
+  const auto pts = run_curve(model, ps, {st}, opt);
+  REQUIRE(pts.size() == 4);
+  CHECK(pts[0].converged);
+  CHECK(pts[0].values[0].mean == Approx(4.0).epsilon(1e-9));  // x = 2
+  CHECK_FALSE(pts[1].converged);                                // x = 6: its value is out of domain
+  CHECK(std::isnan(pts[1].values[0].mean));
+  CHECK(pts[1].x[0].mean == Approx(6.0).epsilon(1e-9));
+  CHECK_FALSE(pts[2].converged);  // the map itself is out of domain
+  CHECK(pts[3].converged);        // and the curve goes on
+  CHECK(pts[3].values[0].mean == Approx(16.0).epsilon(1e-9));
+}
 
 TEST_CASE("Curve driver: replicates, mean and s.e., refinement to a target", "[core][solver]") {
   ContractionModel model;
