@@ -17,8 +17,10 @@ namespace {
 
 struct ErmCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
-              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein";
-  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
+              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
+              channel = "sampled";
+  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20,
+      line_nodes = 16;
   unsigned long long seed = 1;
   double stall_accept = 1e-2;
   bool no_retry = false;
@@ -52,6 +54,13 @@ void run_erm(const ErmCli& o) {
   } catch (const std::exception& e) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
+  ChannelKind channel;
+  try {
+    channel = parse_channel_kind(o.channel);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--channel: ") + e.what());
+  }
+  if (o.line_nodes < 4 || o.line_nodes > 64) throw InputError("--line-nodes: must be in 4..64");
   const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
   // Documented domain (README "Errors and exit codes").
   const SlrReplicaRules rules = slr_replica_rules(task);
@@ -89,6 +98,8 @@ void run_erm(const ErmCli& o) {
             s.delta = delta;
             s.activation = parse_activation(a);
             s.vhat = vhat;
+            s.channel = channel;
+            s.line.nodes = o.line_nodes;
             s.n_points = o.points;
             s.replicates = o.replicates;
             s.seed = o.seed;
@@ -242,6 +253,14 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
   sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
       ->capture_default_str();
+  sub->add_option("--channel", o->channel,
+                  "Channel integration: sampled (plain QMC over every coordinate, §7b) | preint (one "
+                  "key-noise direction integrated exactly across the jumps of the proximal "
+                  "minimiser, with the jump term (S20b); opt-in, §4.9)")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--line-nodes", o->line_nodes,
+                  "Pre-integrated channel: Gauss-Hermite nodes per line, 4..64")
+      ->capture_default_str()->group("Integration");
   sub->add_option("--points", o->points, "QMC points per replicate (§7b), <= 4194304")->capture_default_str()
       ->group("Integration");
   sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
