@@ -2,6 +2,7 @@
 // (R3)-(R4), error (R5) with the exact derivative (R6).
 #include "equations/rmt_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -72,10 +73,6 @@ namespace {
 
 double rel_residual(const BulkEval& e, double delta, double dtilde) {
   return std::max(std::abs(e.F1) / std::abs(dtilde), std::abs(e.F2) / (1.0 + std::abs(delta)));
-}
-
-bool admissible(double delta, double dtilde) {
-  return std::isfinite(delta) && std::isfinite(dtilde) && delta > -1.0 && dtilde > 0.0;
 }
 
 // (R3)-(R4) in a scalar type S (double, or complex<double> for the complex-step derivative).
@@ -161,85 +158,33 @@ std::vector<std::complex<double>> integrand_poles(const AttentionParams& p, doub
 
 namespace {
 
-// Solves the bulk (R1)-(R2) from (delta, dtilde) on `rule`; fills res.delta, delta_tilde,
-// iterations (added), residual, converged, reason.
-// opt.max_iter caps the iterations of the whole point: those already in res.iterations (pass 1)
-// count against it.
-void solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOptions& opt,
-                double delta, double dtilde, AttentionResult& res) {
-  int it = 0;
-  const int cap = opt.max_iter - res.iterations;
-  // 1) A few damped steps (damping 1/2) of (R1)-(R2).
-  BulkEval e = bulk_eval(p, rule, delta, dtilde);
-  for (int i = 0; i < opt.damped_steps && it < cap; ++i, ++it) {
-    delta = 0.5 * delta + 0.5 * e.map_delta;
-    dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
-    e = bulk_eval(p, rule, delta, dtilde);
-  }
-  double r = rel_residual(e, delta, dtilde);
-  // 2) Newton on the relative residual R = (F1/delta_tilde, F2/(1+delta)) in the variables
-  //    (log(1+delta), log delta_tilde), with the exact Jacobian of §6.4 and backtracking on |R|.
-  //    The log variables keep the iterates admissible and make Newton converge from
-  //    (0, 1/gamma) in <= ~10 steps over the whole parameter range (plain Newton in
-  //    (delta, delta_tilde) diverges e.g. for cos at c = 1, gamma = 1e-6).
-  bool newton_ok = std::isfinite(r);
-  for (int i = 0; i < opt.newton_max_iter && it < cap && r > opt.tol && newton_ok; ++i, ++it) {
-    const double opd = 1.0 + delta;
-    Eigen::Vector2d R(e.F1 / dtilde, e.F2 / opd);
-    Eigen::Matrix2d JL;
-    JL(0, 0) = e.J(0, 0) * opd / dtilde;
-    JL(0, 1) = e.J(0, 1) - R(0);
-    JL(1, 0) = e.J(1, 0) - R(1);
-    JL(1, 1) = e.J(1, 1) * dtilde / opd;
-    Eigen::Vector2d step = -JL.partialPivLu().solve(R);
-    if (!step.allFinite()) {
-      newton_ok = false;
-      break;
-    }
-    const double y0 = std::log1p(delta), x0 = std::log(dtilde);
-    double lam = 1.0;
-    bool accepted = false;
-    for (int h = 0; h < 40; ++h, lam *= 0.5) {
-      double d1 = std::expm1(y0 + lam * step(0)), t1 = std::exp(x0 + lam * step(1));
-      if (!admissible(d1, t1)) continue;
-      BulkEval e1 = bulk_eval(p, rule, d1, t1);
-      double r1 = rel_residual(e1, d1, t1);
-      if (std::isfinite(r1) && r1 < r) {
-        delta = d1;
-        dtilde = t1;
-        e = e1;
-        r = r1;
-        accepted = true;
-        break;
-      }
-    }
-    if (!accepted) newton_ok = false;  // stagnation (rounding floor or a bad start)
-  }
-  res.reason = "newton";
-  // 3) Fallback: plain damped iteration (slow but globally convergent in practice, §6.2).
-  if (!(r <= opt.tol)) {
-    res.reason = "damped";
-    while (it < cap && !(r <= opt.tol) && std::isfinite(r)) {
-      delta = 0.5 * delta + 0.5 * e.map_delta;
-      dtilde = 0.5 * dtilde + 0.5 * e.map_delta_tilde;
-      e = bulk_eval(p, rule, delta, dtilde);
-      r = rel_residual(e, delta, dtilde);
-      ++it;
-    }
-    if (!std::isfinite(r)) res.reason = "non_finite";
-    else if (!(r <= opt.tol)) res.reason = "max_iter";
-  }
-  res.delta = delta;
-  res.delta_tilde = dtilde;
-  res.iterations += it;
-  res.residual = r;
-  res.converged = std::isfinite(r) && r <= opt.tol;
+// Solves the bulk (R1)-(R2) from (delta, dtilde) on `rule` with the solver module; fills
+// res.delta, delta_tilde, iterations (added), residual, converged, reason, path. opt.max_iter
+// caps the iterations of the whole point: those already in res.iterations (pass 1) count.
+// Returns the bulk evaluation at the result (the system's last one when it was there, else a
+// new one).
+BulkEval solve_bulk(const AttentionParams& p, const MPRule& rule, const AttentionOptions& opt,
+                    double delta, double dtilde, AttentionResult& res) {
+  const BulkSystem sys(p, &rule);
+  Vec x0(2);
+  x0 << delta, dtilde;
+  const SolveResult sr = solve(sys, x0, bulk_solver_options(opt, opt.max_iter - res.iterations));
+  res.delta = sr.x(0);
+  res.delta_tilde = sr.x(1);
+  res.iterations += sr.summary.steps;
+  res.residual = sr.summary.residual;
+  res.converged = sr.summary.converged;
+  res.reason = sr.summary.reason;
+  res.path = sr.summary.path;
+  BulkEval e;
+  if (!sys.last_eval(res.delta, res.delta_tilde, e)) e = bulk_eval(p, rule, res.delta, res.delta_tilde);
+  return e;
 }
 
 // Derivatives (R6) and the spike step (R4)-(R5) at the solved bulk state.
-void finish_spike(const AttentionParams& p, const MPRule& rule, AttentionResult& res) {
+// `e` = bulk_eval(p, rule) at the solved state.
+void finish_spike(const AttentionParams& p, const MPRule& rule, const BulkEval& e, AttentionResult& res) {
   const double g = p.gamma, delta = res.delta, dtilde = res.delta_tilde;
-  BulkEval e = bulk_eval(p, rule, delta, dtilde);
   // (R6): J (delta', delta_tilde')^T = -dF/dgamma.
   Eigen::Vector2d dx = -e.J.partialPivLu().solve(e.dF_dgamma);
   res.ddelta = dx(0);
@@ -255,17 +200,31 @@ void finish_spike(const AttentionParams& p, const MPRule& rule, AttentionResult&
   res.error = -g * g * res.dq;  // (R5)
   if (!std::isfinite(res.q) || !std::isfinite(res.error)) {
     res.converged = false;
-    res.reason = "non_finite";
+    res.reason = Termination::NonFinite;
   }
 }
 
 }  // namespace
 
+SolverOptions bulk_solver_options(const AttentionOptions& opt, int max_iter) {
+  constexpr int kSteps = 60, kHalvings = 39;
+  SolverOptions s;
+  s.method = Method::Newton;
+  s.newton_halvings = kHalvings;
+  s.newton_steps = 1 + kSteps * (kHalvings + 1);  // evaluations of kSteps steps
+  s.newton_fallback = Method::Damped;
+  s.mix = 0.5;
+  s.tol = opt.tol;
+  s.max_iter = max_iter;  // 0 (spent by pass 1): no step, the start is reported
+  s.newton_polish = false;
+  return s;
+}
+
 AttentionResult solve_attention(const AttentionParams& p, const MPRule& rule,
                                 const AttentionOptions& opt) {
   AttentionResult res;
-  solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);  // start of §6.2: (0, 1/gamma)
-  finish_spike(p, rule, res);
+  const BulkEval e = solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);  // start of §6.2: (0, 1/gamma)
+  finish_spike(p, rule, e, res);
   return res;
 }
 
@@ -273,21 +232,37 @@ AttentionResult solve_attention(const AttentionParams& p, const AttentionOptions
   // Pass 1: rule clustered at the poles of the sigma^2 = 0 integrands (gamma + s d^2).
   MPRule rule = mp_split_rule(p.c, p.gamma, p.a1, p.kappa_d, opt.nodes_per_side);
   AttentionResult res;
-  solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);
+  BulkEval e = solve_bulk(p, rule, opt, 0.0, 1.0 / p.gamma, res);
   // Pass 2 (sigma^2 > 0): re-cluster at the actual poles of the integrands at the solution
   // (roots of D(s) and -1/kappa; e.g. the edge s = 0 at c = 1 when kappa is large) and re-solve
   // from the pass-1 solution (1-3 Newton steps).
   if (p.sigma2 > 0.0 && std::isfinite(res.delta) && std::isfinite(res.delta_tilde)) {
     rule = mp_split_rule(p.c, integrand_poles(p, res.delta, res.delta_tilde),
                          opt.nodes_per_side);
-    solve_bulk(p, rule, opt, res.delta, res.delta_tilde, res);
+    e = solve_bulk(p, rule, opt, res.delta, res.delta_tilde, res);
   }
-  finish_spike(p, rule, res);
+  finish_spike(p, rule, e, res);
   return res;
 }
 
+const BulkEval& BulkSystem::eval(double delta, double dtilde) const {
+  if (!(has_last_ && last_delta_ == delta && last_dtilde_ == dtilde)) {
+    last_ = bulk_eval(p_, *rule_, delta, dtilde);
+    last_delta_ = delta;
+    last_dtilde_ = dtilde;
+    has_last_ = true;
+  }
+  return last_;
+}
+
+bool BulkSystem::last_eval(double delta, double dtilde, BulkEval& e) const {
+  if (!(has_last_ && last_delta_ == delta && last_dtilde_ == dtilde)) return false;
+  e = last_;
+  return true;
+}
+
 Vec BulkSystem::map(const Vec& x) const {
-  BulkEval e = bulk_eval(p_, rule_, x(0), x(1));
+  const BulkEval& e = eval(x(0), x(1));
   Vec out(2);
   out << e.map_delta, e.map_delta_tilde;
   return out;
@@ -296,6 +271,37 @@ Vec BulkSystem::map(const Vec& x) const {
 void BulkSystem::project(Vec& x) const {
   if (!(x(0) >= 0.0)) x(0) = 0.0;
   if (!(x(1) > 0.0)) x(1) = 1e-300;
+}
+
+double BulkSystem::residual_norm(const Vec& x, const Vec& fx) const {
+  // F1 = delta_tilde - (R1) rhs, F2 = delta - (R2) rhs.
+  return std::max(std::abs(x(1) - fx(1)) / std::abs(x(1)), std::abs(x(0) - fx(0)) / (1.0 + std::abs(x(0))));
+}
+
+bool BulkSystem::chart_residual(const Vec& x, Vec& R, Eigen::MatrixXd& JL, double& norm) const {
+  const double delta = x(0), dtilde = x(1);
+  const BulkEval& e = eval(delta, dtilde);
+  norm = rel_residual(e, delta, dtilde);
+  // R = (F1/delta_tilde, F2/(1+delta)) and dR/d(log(1+delta), log delta_tilde) from §6.4's J.
+  const double opd = 1.0 + delta;
+  R.resize(2);
+  R << e.F1 / dtilde, e.F2 / opd;
+  JL.resize(2, 2);
+  JL(0, 0) = e.J(0, 0) * opd / dtilde;
+  JL(0, 1) = e.J(0, 1) - R(0);
+  JL(1, 0) = e.J(1, 0) - R(1);
+  JL(1, 1) = e.J(1, 1) * dtilde / opd;
+  return true;
+}
+
+void BulkSystem::to_chart(const Vec& x, Vec& z) const {
+  z.resize(2);
+  z << std::log1p(x(0)), std::log(x(1));
+}
+
+void BulkSystem::from_chart(const Vec& z, Vec& x) const {
+  x.resize(2);
+  x << std::expm1(z(0)), std::exp(z(1));
 }
 
 }  // namespace rmt

@@ -1,6 +1,7 @@
 // Deterministic equivalent (DE) of the nonlinear-attention interpolation error, docs/equations/rmt.md §6:
-//   bulk fixed point (R1)-(R2) for (delta, delta_tilde) by damped steps + Newton with the exact
-//   Jacobian of §6.4; spike step (R3)-(R4) for q(gamma); E_A = -gamma^2 dq/dgamma (R5) with the
+//   bulk fixed point (R1)-(R2) for (delta, delta_tilde) by the solver module (solver/fixed_point.hpp):
+//   Newton in the chart (log(1+delta), log delta_tilde) with the exact Jacobian of §6.4, then the
+//   damped iteration as the fallback; spike step (R3)-(R4) for q(gamma); E_A = -gamma^2 dq/dgamma (R5) with the
 //   exact total derivative (R6) propagated through (R3)-(R4) by a complex step (§6.4 item 3).
 // The model never prints; it reports converged/iterations/residual honestly.
 #pragma once
@@ -13,6 +14,7 @@
 
 #include "equations/rmt_hermite.hpp"
 #include "equations/rmt_mp.hpp"
+#include "solver/fixed_point.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -43,10 +45,14 @@ AttentionParams make_params(double c, double gamma, const HermiteData& h, bool k
 struct AttentionOptions {
   int nodes_per_side = 48;  // mp_split_rule resolution (n per half-piece)
   double tol = 1e-13;       // on the relative residual max(|F1|/delta_tilde, |F2|/(1+delta))
-  int damped_steps = 0;     // damped (1/2) steps before Newton (§6.2; log-Newton needs none)
-  int newton_max_iter = 60;
-  int max_iter = 50000;     // fallback damped iterations if Newton fails
+  int max_iter = 50000;     // Newton steps of both passes and the damped fallback, together
 };
+
+// The solver settings of one bulk solve (solver/fixed_point.hpp) with `max_iter` iterations left:
+// Newton (Method::Newton) in BulkSystem's chart, up to 60 steps of up to 40 trial points
+// (halvings), then the damped iteration (mix 1/2) as the fallback; tolerance opt.tol on the
+// relative residual; no GSL polish.
+SolverOptions bulk_solver_options(const AttentionOptions& opt, int max_iter);
 
 struct AttentionResult {
   double delta = 0.0, delta_tilde = 0.0;
@@ -55,9 +61,10 @@ struct AttentionResult {
   double ddelta = 0.0, ddelta_tilde = 0.0;  // (R6): d delta/d gamma, d delta_tilde/d gamma
   double dq = 0.0;                       // total dq/dgamma
   bool converged = false;
-  int iterations = 0;                    // damped + Newton (+ fallback) iterations
+  int iterations = 0;                    // Newton steps + damped iterations (SolveSummary::steps)
   double residual = 0.0;                 // relative residual at the result
-  std::string reason;                    // "newton", "damped", "max_iter", "non_finite"
+  Termination reason = Termination::MaxIter;  // the solver's (non_finite also for the spike step)
+  Method path = Method::Newton;          // newton, or damped (the fallback)
 };
 
 // Bulk residual F = (F1, F2) of §6.4 at (delta, delta_tilde), its Jacobian J (rows F1, F2;
@@ -85,19 +92,41 @@ std::vector<std::complex<double>> integrand_poles(const AttentionParams& p, doub
 // (R4) q at a given bulk state (no solve), with the same rule: for tests and finite differences.
 double spike_q(const AttentionParams& p, const MPRule& rule, double delta, double delta_tilde);
 
-// The bulk equations (R1)-(R2) as a FixedPointSystem for the generic solver (x = (delta,
-// delta_tilde), map = right-hand sides), used to compare against the dedicated Newton.
+// The bulk equations (R1)-(R2) as a FixedPointSystem: x = (delta, delta_tilde), map = the
+// right-hand sides of (R2), (R1); convergence judged by the relative residual
+// max(|F1|/delta_tilde, |F2|/(1+delta)); Newton steps in the chart z = (log(1+delta),
+// log delta_tilde) on R = (F1/delta_tilde, F2/(1+delta)) with the exact Jacobian of §6.4 (the
+// logarithms keep every trial point admissible and make Newton converge from (0, 1/gamma) in
+// <= ~10 steps over the whole parameter range; plain Newton in (delta, delta_tilde) diverges e.g.
+// for cos at c = 1, gamma = 1e-6).
 class BulkSystem : public FixedPointSystem {
  public:
-  BulkSystem(AttentionParams p, MPRule rule) : p_(std::move(p)), rule_(std::move(rule)) {}
+  BulkSystem(AttentionParams p, MPRule rule) : p_(std::move(p)), own_(std::move(rule)), rule_(&own_) {}
+  // Without a copy of the rule, which must outlive the system (the production solve).
+  BulkSystem(AttentionParams p, const MPRule* rule) : p_(std::move(p)), rule_(rule) {}
+  BulkSystem(const BulkSystem&) = delete;
+  BulkSystem& operator=(const BulkSystem&) = delete;
   int dim() const override { return 2; }
   std::vector<std::string> names() const override { return {"delta", "delta_tilde"}; }
   Vec map(const Vec& x) const override;
   void project(Vec& x) const override;
+  double residual_norm(const Vec& x, const Vec& fx) const override;
+  bool chart_residual(const Vec& x, Vec& R, Eigen::MatrixXd& dR_dz, double& norm) const override;
+  void to_chart(const Vec& x, Vec& z) const override;
+  void from_chart(const Vec& z, Vec& x) const override;
+  // The bulk evaluation of the last point map() or chart_residual() evaluated, if it was
+  // (delta, delta_tilde) exactly (the spike step needs it at the solution, where the solve
+  // ended); false otherwise. One object per thread (the record is not synchronised).
+  bool last_eval(double delta, double delta_tilde, BulkEval& e) const;
 
  private:
+  const BulkEval& eval(double delta, double delta_tilde) const;  // bulk_eval, recorded
   AttentionParams p_;
-  MPRule rule_;
+  MPRule own_;
+  const MPRule* rule_;
+  mutable BulkEval last_;
+  mutable double last_delta_ = 0, last_dtilde_ = 0;
+  mutable bool has_last_ = false;
 };
 
 }  // namespace rmt

@@ -12,6 +12,8 @@
 // in equations/slr_model.hpp; this header adds accuracy control, the complements 1-A, 1-B (used to
 // keep small risks accurate), and the optimiser.
 #pragma once
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "equations/slr_model.hpp"
@@ -19,24 +21,43 @@
 namespace saddle {
 namespace slr {
 
-// Domain of the population computations: inside it every quantity is computed to the stated
-// accuracy in bounded time and memory (the grids grow at most like the largest of sqrt(q_k),
-// m_k sqrt(nu), nu); outside it the functions below throw std::invalid_argument before
-// allocating anything.
-// - spiked nu <= 150: beyond, the Bayes and softmax risks (~e^{-nu/4}, 1e-17 at nu = 150) lose
-//   their relative accuracy in the complements 1 - A, 1 - B (1e-5 at nu = 200, NaN near 1000);
-// - max-SLR finite nu <= 100 (nu = inf is allowed): the finite-nu Laplace grids grow like nu
-//   (softmax) or nu^2 (softplus: about 6 s a point at nu = 50);
-// - m_k <= 200 (2 c_nu, the automatic bound at max-SLR nu = 100) and q_k <= 1e5 (x steps ~ 1/sqrt(q_k)); |erf b| <= 10 (beyond, (1 + erf)^2
-//   underflows where b + chi << 0 and A = 0).
-constexpr double kPopulationMaxNuSpiked = 150.0;
-constexpr double kPopulationMaxNuMax = 100.0;
-constexpr double kPopulationMaxMk = 200.0;
-constexpr double kPopulationMaxQk = 1e5;
+// Domain of the population computations (docs/equations/slr_population.md §7c): inside it every
+// quantity is computed to the stated accuracy in bounded time and memory; outside it the functions
+// below throw PopulationDomainError before allocating anything.
+// - nu <= 1e3 (max-SLR: or inf), the domain of `slr erm` and `slr bayes`;
+// - q_k (>= m_k^2, so |m_k| <= sqrt(q_k)) up to a bound per activation and task:
+//   linear 1e100 (closed forms); softmax: spiked 1e12 (the cost does not depend on q_k), max-SLR
+//   1e6 (the 2-D (S30) grid ~ sqrt(q_k): up to ~1 s and 10 MB per evaluation); erf 1e6;
+//   normalised softplus: spiked 1e5, max-SLR 1e4 (finite nu) and 1e2 (nu = inf);
+// - erf in max-SLR: |m_k| <= 10 sqrt(1 + 2 (q_k - m_k^2)) as well;
+// - erf offset |b| <= 10 (beyond, (1 + erf)^2 underflows where b + chi << 0 and A = 0).
+constexpr double kPopulationMaxNu = 1e3;
+constexpr double kPopulationMaxQkLinear = 1e100;
+constexpr double kPopulationMaxQkSoftmax = 1e12;
+constexpr double kPopulationMaxQkSoftmaxMax = 1e6;
+constexpr double kPopulationMaxQkErf = 1e6;
+constexpr double kPopulationMaxQkSoftplus = 1e5;
+constexpr double kPopulationMaxQkSoftplusMax = 1e4;
+constexpr double kPopulationMaxQkSoftplusMaxInf = 1e2;
+constexpr double kPopulationMaxErfSlope = 10.0;
 constexpr double kPopulationMaxErfB = 10.0;
-// spiked: the eps* token's mean m_k sqrt(nu) <= 300 (the automatic search reaches 2 nu <= 300;
-// beyond ~340 the tilted Laplace factors underflow and A = 0)
-constexpr double kPopulationMaxSpikedMean = 300.0;
+
+// Thrown for a point outside the domain above (nu, or the key overlaps m_k, q_k: not finite or too
+// large). An iteration that visits such a point (the replica at small ridge, whose overlaps grow
+// without bound near the interpolation threshold) can catch it and mark the point as not converged
+// with what() as the reason. Plain bad input (nu < 0 or NaN, spiked nu = inf, q_k < m_k^2, L < 1,
+// |erf b| > 10) throws std::invalid_argument itself.
+struct PopulationDomainError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Largest q_k of the domain for (task, activation, nu).
+double population_max_qk(Task task, Activation act, double nu);
+// Largest m_k with (m_k, m_k^2 + dq_k) in the domain of set (the optimiser's automatic bound).
+double population_max_mk(const PopulationSetting& set, double dq_k);
+// Throws PopulationDomainError / std::invalid_argument as the evaluations below would (nothing is
+// computed).
+void check_population_domain(const PopulationSetting& set, double m_k, double q_k);
 
 // Quadrature resolution of the §7a reductions. Defaults reach ~1e-10 relative on A, B (the tests
 // compare with refine = 2). All grids are trapezoid rules, exponentially convergent here.
@@ -60,6 +81,9 @@ struct ABDetail {
   double B = 0.0;
   double cA = 0.0;
   double cB = 0.0;
+  // A - B^2 as a sum of positive terms, 2 E[sum_{l != eps*} s_l^2] + E[sum_{l != j, both != eps*}
+  // s_l s_j] - (1 - B)^2 (§3.4 (S8a)); spiked-SLR with a normalised activation, else NaN.
+  double dAB = std::numeric_limits<double>::quiet_NaN();
 };
 
 // (S7) A and B at (m_k, q_k), q_k >= m_k^2 (tolerance 1e-12 relative), averaged over the length law.
@@ -70,7 +94,8 @@ AB population_AB(const PopulationSetting& set, double m_k, double q_k,
                  const PopulationAccuracy& acc);
 
 // (S8): min over v of (S7), 1 - B^2/A, formed as [(1-B)(1+B) - (1-A)]/A when the complements are
-// available (no cancellation for small risks).
+// available (no cancellation for small risks), and as (A - B^2)/A from dAB where even that
+// cancels (risk < 1e-3 (1 - B): spiked softmax away from m_k = c_nu at large nu).
 double risk_optimal_v(const ABDetail& ab);
 
 // (S9) Bayes risk with explicit accuracy; also the second (Nishimori) form 1 - E[p_{eps*}].
@@ -100,7 +125,8 @@ struct OptimiseOptions {
   double m_k = 0.0;
   bool fix_b = false;       // erf: use set.erf_b instead of optimising it
   double dq_k = 0.0;        // q_k - m_k^2 (the spec's observation: 0 is optimal)
-  double m_k_max = 0.0;     // <= 0: automatic, max(10, 2 c_nu) (10 at nu = inf)
+  double m_k_max = 0.0;     // <= 0: automatic, max(10, 2 c_nu) (10 at nu = inf), capped by
+                            // population_max_mk (the domain)
   double b_max = 8.0;
   double tol = 1e-7;        // absolute tolerance on m_k and b (max-SLR softmax/softplus:
                             // m_k to max(tol, 1e-5), where the risk is flat to ~1e-10)

@@ -6,6 +6,7 @@
 // the N L D token entries of the SLR simulation and the p x n matrices of the RMT one. Header-only so that the sampler inlines into the hot loops.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace saddle {
@@ -45,21 +46,51 @@ class Rng {
     for (;;) {
       const std::uint64_t b = next();
       const int i = static_cast<int>(b & 0x7F);
-      const double u = 2.0 * (((b >> 11) + 0.5) * 0x1.0p-53) - 1.0;
+      const double u = strip_u(b);
       if (std::fabs(u) < z.r[i]) return u * z.x[i];  // inside the rectangle
-      if (i == 0) {                                   // base strip: the tail beyond R
-        double x, y;
-        do {
-          x = std::log(uniform()) / Zig::kR;
-          y = std::log(uniform());
-        } while (-2.0 * y < x * x);
-        return u < 0 ? x - Zig::kR : Zig::kR - x;
-      }
-      const double x = u * z.x[i];  // wedge
-      const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - x * x));
-      const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
-      if (f1 + uniform() * (f0 - f1) < 1.0) return x;
+      double x;
+      if (outside_rectangle(z, i, u, &x)) return x;
     }
+  }
+  // n normals into out (as floats): exactly the values of n calls of normal(), with the stream
+  // state kept in registers (about twice as fast).
+  void fill_normals(float* out, std::size_t n) {
+    const Zig& z = Zig::get();
+    std::uint64_t s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
+    for (std::size_t k = 0; k < n; ++k) {
+      for (;;) {
+        const std::uint64_t b = step(s0, s1, s2, s3);
+        const int i = static_cast<int>(b & 0x7F);
+        const double u = strip_u(b);
+        if (std::fabs(u) < z.r[i]) {
+          out[k] = static_cast<float>(u * z.x[i]);
+          break;
+        }
+        double x;
+        if (slow_path(z, i, u, &x, s0, s1, s2, s3)) {
+          out[k] = static_cast<float>(x);
+          break;
+        }
+      }
+    }
+    s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
+  }
+  // Advances the stream past n normals: exactly the draws of n calls of normal(), without
+  // forming the values.
+  void skip_normals(std::size_t n) {
+    const Zig& z = Zig::get();
+    std::uint64_t s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
+    for (std::size_t k = 0; k < n; ++k) {
+      for (;;) {
+        const std::uint64_t b = step(s0, s1, s2, s3);
+        const int i = static_cast<int>(b & 0x7F);
+        const double u = strip_u(b);
+        if (std::fabs(u) < z.r[i]) break;
+        double x;
+        if (slow_path(z, i, u, &x, s0, s1, s2, s3)) break;
+      }
+    }
+    s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
   }
 
  private:
@@ -82,6 +113,50 @@ class Rng {
       return z;
     }
   };
+  // One xoshiro256++ step on a state held in locals (the same as next()).
+  static std::uint64_t step(std::uint64_t& s0, std::uint64_t& s1, std::uint64_t& s2,
+                            std::uint64_t& s3) {
+    const std::uint64_t result = rotl(s0 + s3, 23) + s0;
+    const std::uint64_t t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 45);
+    return result;
+  }
+  // outside_rectangle for a state held in locals.
+  bool slow_path(const Zig& z, int i, double u, double* x, std::uint64_t& s0, std::uint64_t& s1,
+                 std::uint64_t& s2, std::uint64_t& s3) {
+    s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
+    const bool ok = outside_rectangle(z, i, u, x);
+    s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
+    return ok;
+  }
+  // The uniform of the strip test, 2 ((b >> 11) + 1/2) 2^-53 - 1 (the signed conversion of
+  // b >> 11 < 2^53 is exact and avoids the slow unsigned one).
+  static double strip_u(std::uint64_t b) {
+    return 2.0 * ((static_cast<double>(static_cast<std::int64_t>(b >> 11)) + 0.5) * 0x1.0p-53) - 1.0;
+  }
+  // The ziggurat outside the rectangle of strip i (about 1% of the draws): the tail beyond R
+  // (i = 0) or the wedge. True with the normal in *x, false to draw again.
+  bool outside_rectangle(const Zig& z, int i, double u, double* out) {
+    if (i == 0) {  // base strip: the tail beyond R
+      double x, y;
+      do {
+        x = std::log(uniform()) / Zig::kR;
+        y = std::log(uniform());
+      } while (-2.0 * y < x * x);
+      *out = u < 0 ? x - Zig::kR : Zig::kR - x;
+      return true;
+    }
+    const double x = u * z.x[i];  // wedge
+    const double f0 = std::exp(-0.5 * (z.x[i] * z.x[i] - x * x));
+    const double f1 = std::exp(-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x));
+    *out = x;
+    return f1 + uniform() * (f0 - f1) < 1.0;
+  }
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   static std::uint64_t splitmix64(std::uint64_t& x) {
     std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);

@@ -2,8 +2,6 @@
 // statistic) and §8.2 (Gaussian-equivalent surrogate).
 #include "mc/rmt_sim.hpp"
 
-#include <omp.h>
-
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -11,6 +9,7 @@
 #include "integrators/special.hpp"
 #include "mc/random.hpp"
 #include "solver/interrupt.hpp"
+#include "solver/parallel.hpp"
 
 namespace saddle {
 namespace rmt {
@@ -164,10 +163,12 @@ SimSummary simulate(const SimSetting& s) {
   validate_setting(s);
   auto t0 = std::chrono::steady_clock::now();
   std::vector<DrawResult> draws(s.draws);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int d = 0; d < s.draws; ++d)
-    if (!interrupt_requested()) draws[d] = simulate_draw(s, d);
-  check_interrupt();  // outside the parallel region
+  // Draws are tasks of one thread team (solver/parallel.hpp); an interrupt or an error in a draw
+  // stops the loop and is rethrown here.
+  parallel_for(static_cast<std::size_t>(s.draws), [&](std::size_t d) {
+    check_interrupt();
+    draws[d] = simulate_draw(s, static_cast<int>(d));
+  });
   SimSummary sum;
   sum.n = s.n;
   sum.p = s.p();

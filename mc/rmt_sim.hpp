@@ -3,7 +3,7 @@
 // Gaussian-equivalent surrogate K~ (§8.2) and the linear-regression baseline Phi = X (§8.1.6);
 // E(gamma) for a whole gamma grid from one eigendecomposition per draw (§8.1.4-5), and the mu = 0
 // trace statistic (§8.1.7). Mean and standard error over draws. Draw d is seeded from
-// (seed, d) only, so results do not depend on the number of OpenMP threads.
+// (seed, d) only, so results do not depend on the number of threads.
 #pragma once
 #include <Eigen/Dense>
 
@@ -67,7 +67,9 @@ struct SimSummary {
   std::vector<std::vector<Estimate>> diff_ridge;  // [model][gamma]
   double wall_seconds = 0.0;
 };
-// All draws (OpenMP over draws), then mean and s.e. (sd / sqrt(draws)) in draw order.
+// All draws (tasks of one thread team, solver/parallel.hpp; the exception of the lowest failing
+// draw, e.g. Interrupted, is rethrown after the loop), then mean and s.e. (sd / sqrt(draws)) in
+// draw order.
 SimSummary simulate(const SimSetting& s);
 
 }  // namespace mc

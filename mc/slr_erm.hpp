@@ -1,73 +1,25 @@
-// Direct finite-size simulation of single-location regression (docs/equations/slr_population.md §1.5 feature-space
-// sampling, §2 predictor (S5) and derivatives, §4.1 objective (S13), §6 validation protocol):
-//  * teacher k*, v* (orthogonalised, norms sqrt(D)); tokens x_l ~ N(0, I_D); spiked spike
-//    (sqrt(nu)/sqrt(D)) k* on x_{eps*}; max-SLR eps* by inverse cdf of softmax(nu chi*) (argmax at
-//    nu = inf); variable L drawn per sample; label (S4) y = z*_{eps*} + sqrt(Delta) xi0;
-//  * ERM of (S13) with Ceres' line-search L-BFGS (GradientProblem, analytic gradient of §6);
-//  * test error on fresh samples, the Bayes predictor's risk (S9) on the same samples, and the
-//    population mode of §6 (explicit k, v with prescribed overlaps).
-// Seeds run in parallel (OpenMP); each seed's random streams are seeded from (seed, seed index,
-// purpose), so results do not depend on the number of threads.
+// Direct finite-size simulation of single-location regression: the trainer's driver
+// (docs/equations/slr_replica.md §4.1 (S13), §6 protocol). One seed: teacher and data
+// (mc/slr_erm_data.hpp), ERM of (S13) (mc/slr_erm_objective.hpp) with Ceres' line-search L-BFGS
+// from one or several starts, test error and the Bayes predictor's risk (S9) on fresh samples;
+// the population mode of §6 (explicit k, v with prescribed overlaps); means and standard errors
+// over seeds.
+// Every loop runs through solver/parallel.hpp: seeds as tasks of one thread team, inside a seed
+// the objective's blocks, the data's chunks and the test set's chunks (the test set's sequential
+// pass runs beside the training). Seed i draws from the streams (seed, i, purpose), so results
+// do not depend on the number of threads.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "equations/slr_activation.hpp"
-#include "equations/slr_model.hpp"
 #include "integrators/estimate.hpp"
+#include "mc/slr_erm_data.hpp"
+#include "mc/slr_erm_objective.hpp"
 
 namespace saddle {
 namespace slr {
 namespace mc {
-
-// The data law and the predictor (everything but the sizes): the SLR setting of the population
-// equations (task, length law, nu (+inf allowed for max-SLR), activation, erf offset b) and the
-// label noise variance Delta (S4).
-struct SimSetting : PopulationSetting {
-  double delta = 0.0;
-};
-
-// Throws std::invalid_argument on an inconsistent setting (L < 1, nu < 0, nu = inf for spiked,
-// delta < 0, NaN, ...).
-void check_setting(const SimSetting& set);
-
-// The predictor (S5) and its chi-gradient (§2): slr::attention_forward, equations/slr_activation.hpp.
-
-// ---------------------------------------------------------------------------------------------
-// Teacher and data (feature space, §1.5).
-struct Teacher {
-  int D = 0;
-  std::vector<double> kstar, vstar;  // |k*|^2 = |v*|^2 = D, k*.v* = 0
-};
-Teacher draw_teacher(int D, std::uint64_t seed, std::uint64_t index);
-
-// N samples with their token rows stored as floats (T x D row-major, T = total tokens); the
-// teacher fields and labels are computed in double from the stored (float) rows, so the stored
-// data are exactly the data the model sees.
-struct Dataset {
-  int D = 0;
-  int N = 0;
-  std::vector<float> X;       // rows x_{mu,l}
-  std::vector<int> offset;    // sample mu has rows offset[mu] .. offset[mu+1]-1
-  std::vector<double> y;      // labels (S4)
-  std::vector<int> eps;       // location eps* (0-based)
-  int length(int mu) const { return offset[mu + 1] - offset[mu]; }
-  const float* row(int t) const { return X.data() + static_cast<std::size_t>(t) * D; }
-};
-// Draws N samples with the stream (seed, index, purpose).
-Dataset draw_dataset(const SimSetting& set, const Teacher& teacher, int N, std::uint64_t seed,
-                     std::uint64_t index, std::uint64_t purpose);
-
-// ---------------------------------------------------------------------------------------------
-// Objective (S13): R(k, v) = sum_mu 1/2 (y_mu - f(X_mu))^2 + lambda_k/2 |k|^2 + lambda_v/2 |v|^2,
-// gradient of §6. theta = (k, v) (2D numbers). grad may be null. Returns R.
-double empirical_risk(const SimSetting& set, const Dataset& data, double lambda_k,
-                      double lambda_v, const double* theta, double* grad);
-
-// Mean squared error (y - f)^2 over a data set (includes Delta).
-double mean_squared_error(const SimSetting& set, const Dataset& data, const double* k,
-                          const double* v);
 
 // Informed: k = c0 k*, v = v*. Random: N(0, init_sd^2) entries. Overlaps: k, v built with the
 // prescribed overlaps (init_m_k, init_q_k, init_m_v, init_q_v) as in population mode, e.g. to
@@ -100,6 +52,11 @@ struct ErmOptions {
   // (the global minimiser that the zero-temperature replica theory describes, as far as the starts
   // find it) instead of the one from `init`.
   bool keep_lowest = false;
+  // Parallelism inside one seed for its data and test sets (chunks formed in parallel after a
+  // sequential pass over the stream, the test set's pass beside the training). Off when the
+  // seeds alone fill the cores (run_erm and `mc slr` decide): the extra pass is then saved. The
+  // results are the same either way.
+  bool split_seed = true;
 };
 
 // Everything measured for one seed.
@@ -122,6 +79,7 @@ struct SeedResult {
   // (ties to within 1e-12 relative count for `init`), else 0.
   double init_lowest = 1;
   int iterations = 0;
+  long evaluations = 0;                          // objective evaluations, all starts together
   bool converged = false;                        // Ceres termination CONVERGENCE
   std::string termination;                       // Ceres message
   double seconds = 0;
@@ -136,7 +94,8 @@ SeedResult run_erm_seed(const SimSetting& set, int D, double alpha, const ErmOpt
 // test and Bayes errors on n_test fresh samples. Overlap fields of SeedResult are the realised
 // ones.
 SeedResult run_population_seed(const SimSetting& set, int D, double m_k, double q_k, double m_v,
-                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index);
+                               double q_v, int n_test, std::uint64_t seed, std::uint64_t index,
+                               bool split_seed = true);
 
 // Mean and standard error over seeds of each reported quantity.
 struct Summary {
@@ -152,9 +111,13 @@ struct Summary {
 };
 Summary summarize_seeds(std::vector<SeedResult> results);
 
-// Runs seeds 0..n_seeds-1 in parallel (OpenMP; results independent of the thread count).
+// Runs seeds 0..n_seeds-1 in parallel (tasks of one team; results independent of the thread
+// count). An exception of a seed is rethrown after the loop (the lowest seed's).
 Summary run_erm(const SimSetting& set, int D, double alpha, const ErmOptions& opt, int n_seeds,
                 std::uint64_t seed);
+// Whether this many seeds running as tasks at once leave cores idle (fewer than two per thread of
+// the team): then each seed parallelises its own data and test sets (ErmOptions::split_seed).
+bool seeds_leave_cores_idle(double seeds_at_once);
 Summary run_population(const SimSetting& set, int D, double m_k, double q_k, double m_v,
                        double q_v, int n_test, int n_seeds, std::uint64_t seed);
 

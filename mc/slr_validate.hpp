@@ -57,11 +57,21 @@ struct ValidationRow {
 // The built-in cases (quick: a subset that runs in about a minute on two cores).
 std::vector<ValidationCase> builtin_slr_cases(bool quick);
 
-// Runs the cases (theory and simulation) and returns two rows per compared quantity.
+// Domain of a case: the population module's (nu <= kPopulationMaxNu, max-SLR: or inf; (m_k, q_k)
+// as check_population_domain; |erf b| <= kPopulationMaxErfB; equations/slr_population.hpp),
+// |m_v| <= 1e3, q_v <= 1e6; ERM cases: the replica's (L <= 4, softmax or linear, alpha in [1e-3, 1e4], lambda and delta in [0, 1e4]);
+// D >= 4, seeds >= 2, n_test >= 1. Throws std::invalid_argument naming the bound.
+constexpr double kValidationMaxV = 1e3, kValidationMinAlpha = 1e-3, kValidationMaxAlpha = 1e4,
+                 kValidationMaxScale = 1e4;
+void check_case(const ValidationCase& c);
+
+// Runs the cases (theory and simulation; groups of replica curves, then cases, in parallel) and
+// returns two rows per compared quantity, in case order. Checks every case first (check_case).
 std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>& cases,
                                               std::uint64_t seed);
 
-// Verdict of one comparison.
+// Verdict of one comparison: pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_th^2) + allowance, or
+// |mc - theory| <= 1e-12 (double rounding); z = difference / combined s.e.
 std::string slr_verdict(double theory, double theory_se, double mc, double mc_se, double allowance,
                         double* z);
 

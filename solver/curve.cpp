@@ -3,9 +3,11 @@
 #include "solver/curve.hpp"
 
 #include "solver/interrupt.hpp"
+#include "solver/map_radius.hpp"
 #include "solver/parallel.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace saddle {
 
@@ -59,7 +61,15 @@ namespace {
 struct Replicate {
   SolveResult res;  // x projected
   Vec values;
+  double radius = std::numeric_limits<double>::quiet_NaN();  // map radius (if computed)
 };
+
+// Map radius at an accepted solution (x projected first).
+MapSpectrum spectrum_at(const FixedPointSystem& sys, const Vec& x) {
+  Vec xp = x;
+  sys.project(xp);
+  return map_spectrum(sys, xp);
+}
 
 CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, int start, int level,
                      const CurveOptions& opt) {
@@ -87,6 +97,10 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
   for (int j = 0; j < nx; ++j) p.x.push_back(summarize(xs[j]));
   for (int j = 0; j < nv; ++j) p.values.push_back(summarize(vs[j]));
   p.converged = p.n_failed == 0;
+  std::vector<double> radii;
+  for (int r = 0; r < R; ++r) radii.push_back(reps[r]->radius);
+  if (std::all_of(radii.begin(), radii.end(), [](double v) { return std::isfinite(v); }))
+    p.map_radius = summarize(radii);
   return p;
 }
 
@@ -112,12 +126,34 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     // Continuation with warm starts: an accepted replicate (converged, or a small limit cycle)
     // is the start of the next point.
     std::vector<SolveResult> res(n_par);
+    std::vector<double> radius(n_par, std::numeric_limits<double>::quiet_NaN());
+    const bool need_radius = opt.map_radius || st.escape > 0.0;
     Vec start = st.x0;
     for (int k = 0; k < n_par; ++k) {
       if (interrupt_requested()) break;  // polled, not thrown: this runs inside OpenMP
       const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
       const auto sys = model.system(params[i], r, 0);
       res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt);
+      if (need_radius && accepted(res[i].summary, opt)) {
+        const MapSpectrum ms = spectrum_at(*sys, res[i].x);
+        radius[i] = ms.radius;
+        if (st.escape > 0.0 && ms.radius > 1.0) {
+          // A repelling fixed point: leave it along the unstable direction with the damped
+          // iteration (which follows attraction; Anderson and Newton steps, like a secant
+          // method, would find the nearby repelling root again).
+          SolverOptions damped = opt.solver;
+          damped.method = Method::Damped;
+          SolveResult again = solve(*sys, res[i].x + st.escape * ms.direction, damped);
+          if (accepted(again.summary, opt)) {
+            const double ra = spectrum_at(*sys, again.x).radius;
+            if (ra < ms.radius) {
+              again.summary.iterations += res[i].summary.iterations;
+              res[i] = std::move(again);
+              radius[i] = ra;
+            }
+          }
+        }
+      }
       if (accepted(res[i].summary, opt)) start = res[i].x;
     }
     for (int i = 0; i < n_par && !interrupt_requested(); ++i) {
@@ -125,6 +161,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       sys->project(res[i].x);
       reps[t][i].values = model.values(*sys, res[i].x);
       reps[t][i].res = std::move(res[i]);
+      reps[t][i].radius = radius[i];
     }
   });
 
@@ -165,6 +202,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt);
       sys->project(sr.x);
       fine[u].values = model.values(*sys, sr.x);
+      if (opt.map_radius || starts[k].escape > 0.0)
+        if (accepted(sr.summary, opt)) fine[u].radius = spectrum_at(*sys, sr.x).radius;
       fine[u].res = std::move(sr);
     });
     if (interrupt_requested()) return {};

@@ -29,6 +29,12 @@ struct CurveStart {
   Vec x0;
   Direction direction = Direction::Forward;
   bool warm = true;
+  // > 0: an accepted point of this start that is a repelling fixed point of the map (map radius
+  // > 1, e.g. an exactly symmetric solution m = 0 past a bifurcation, reached by warm starts from
+  // the symmetric side) is solved once more, by the damped iteration, from x + escape v, v the
+  // map's leading unstable direction (solver/map_radius.hpp); the new solution replaces it when it is accepted and less
+  // repelling, and the continuation carries on from it. 0: points are kept as found.
+  double escape = 0.0;
 };
 
 struct CurveOptions {
@@ -49,6 +55,10 @@ struct CurveOptions {
   double target_se = 0.0;
   int max_refine = 2;
   bool refine_unstable = false;
+  // Report the spectral radius of dF/dx at every accepted replicate (CurvePoint::map_radius;
+  // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
+  // point without a Jacobian.
+  bool map_radius = false;
 };
 
 enum class Stability { Unknown, Stable, Marginal, Unstable };
@@ -79,6 +89,11 @@ struct CurvePoint : CurveStatus {
   int start = 0;                 // index into the starts
   std::vector<Estimate> x;       // the unknowns, in the order of FixedPointSystem::names()
   std::vector<Estimate> values;  // the model's values (CurveModel::values)
+  // Spectral radius of the map's Jacobian at the solution, over the replicates (NaN where not
+  // computed: CurveOptions::map_radius off and no escape, or a replicate not accepted). Above 1:
+  // the fixed point repels the plain iteration (a saddle of the model; see repelling()).
+  Estimate map_radius{std::numeric_limits<double>::quiet_NaN(), 0.0, {}};
+  bool repelling() const { return map_radius.mean > 1.0; }
   // Unknowns then values: the j-th entry of x ++ values.
   const Estimate& entry(std::size_t j) const { return j < x.size() ? x[j] : values[j - x.size()]; }
 };

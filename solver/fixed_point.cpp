@@ -28,6 +28,9 @@ double inf_norm(const Vec& v) {
 
 bool all_finite(const Vec& v) { return v.allFinite(); }
 
+// The system's residual norm at x (one map evaluation).
+double norm_at(const FixedPointSystem& sys, const Vec& x) { return sys.residual_norm(x, sys.map(x)); }
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -86,7 +89,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
   const int n = sys.dim();
   SolveResult res;
   res.x = x0;
-  res.summary.residual = inf_norm(fixed_point_residual(sys, x0));
+  res.summary.residual = norm_at(sys, x0);
   res.summary.reason = Termination::NewtonFailed;
   GslAdapter ad{&sys};
   gsl_multiroot_function F{&GslAdapter::f, static_cast<std::size_t>(n), &ad};
@@ -101,7 +104,7 @@ SolveResult newton_polish(const FixedPointSystem& sys, const Vec& x0, const Solv
       for (int i = 0; i < n; ++i) xv[i] = gsl_vector_get(s->x, i);
       Vec xp = xv;
       sys.project(xp);
-      double r = inf_norm(fixed_point_residual(sys, xp));
+      double r = norm_at(sys, xp);
       if (r < res.summary.residual) {
         res.summary.residual = r;
         res.x = xp;
@@ -149,7 +152,7 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
     const bool finite = all_finite(fx);
     // The residual F(x) - x of the undamped map, from the F(x) just evaluated.
     Vec g = fx - x;
-    double r = finite ? inf_norm(g) : std::numeric_limits<double>::infinity();
+    double r = finite ? sys.residual_norm(x, fx) : std::numeric_limits<double>::infinity();
     // Safe fallback: an accelerated step that made things clearly worse (or non-finite) is
     // replaced by a plain damped step from the last accepted iterate, and the history is reset.
     if (last_was_anderson && (!finite || r > 2.0 * prev_r)) {
@@ -157,6 +160,7 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
       sys.project(x);
       reset_history();
       last_was_anderson = false;
+      ++res.summary.steps;
       continue;
     }
     if (!finite) {
@@ -222,6 +226,7 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
     prev_r = r;
     sys.project(xn);
     x = xn;
+    ++res.summary.steps;
   }
   if (it > opt.max_iter) it = opt.max_iter;
   res.summary.iterations = it;
@@ -235,7 +240,7 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
     mean /= static_cast<double>(hist_x.size());
     sys.project(mean);
     res.x = mean;
-    res.summary.residual = inf_norm(fixed_point_residual(sys, mean));
+    res.summary.residual = norm_at(sys, mean);
     res.summary.stalled = true;
     res.summary.converged = false;
   } else {
@@ -260,12 +265,71 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
   return res;
 }
 
+// Newton steps in the system's chart (FixedPointSystem::chart_residual): dz = -(dR/dz)^-1 R,
+// trial points x = from_chart(z + t dz) for t = 1, 1/2, ..., 2^-newton_halvings (a trial point
+// that is not finite is skipped), the first that lowers the system's residual norm accepted.
+SolveResult chart_newton_steps(const FixedPointSystem& sys, const Vec& x0, Vec R, Eigen::MatrixXd J,
+                               double r, const SolverOptions& opt) {
+  SolveResult res;
+  res.summary.path = Method::Newton;
+  Vec x = x0;
+  int passes = 1;
+  res.x = x;
+  res.summary.residual = r;
+  Vec Rt, dz, z, zt, xt;  // buffers reused over the steps
+  Eigen::MatrixXd Jt;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu(J.rows());
+  while (std::isfinite(r) && r > opt.tol && passes < opt.newton_steps && res.summary.steps < opt.max_iter) {
+    lu.compute(J);
+    dz = lu.solve(R);
+    dz = -dz;
+    if (!all_finite(dz)) break;
+    ++res.summary.steps;
+    sys.to_chart(x, z);
+    bool improved = false;
+    double t = 1.0;
+    for (int half = 0; half <= opt.newton_halvings && passes < opt.newton_steps; ++half, t *= 0.5) {
+      zt = z + t * dz;
+      sys.from_chart(zt, xt);
+      if (!all_finite(xt)) continue;
+      double rt = std::numeric_limits<double>::infinity();
+      sys.chart_residual(xt, Rt, Jt, rt);
+      ++passes;
+      if (std::isfinite(rt) && rt < r) {
+        x.swap(xt);
+        R.swap(Rt);
+        J.swap(Jt);
+        r = rt;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) break;
+  }
+  res.x = x;
+  res.summary.residual = r;
+  res.summary.iterations = passes;
+  res.summary.converged = r <= opt.tol;
+  if (res.summary.converged) res.summary.reason = Termination::Tolerance;
+  return res;
+}
+
 // Newton on G(x) = F(x) - x with J_G = J_F - I from map_jacobian; each trial point costs one
 // pass. A step that does not lower the residual is halved (at most 3 times). Returns converged
 // (tolerance met) or the best iterate, with the number of passes used.
+// A system with a chart (chart_residual) goes to chart_newton_steps (in_chart = true).
 SolveResult newton_steps(const FixedPointSystem& sys, const Vec& x0, const SolverOptions& opt,
-                         bool& jacobian_available) {
+                         bool& jacobian_available, bool& in_chart) {
   const int n = sys.dim();
+  {
+    Vec R;
+    Eigen::MatrixXd J;
+    double r = std::numeric_limits<double>::infinity();
+    if (sys.chart_residual(x0, R, J, r)) {
+      jacobian_available = in_chart = true;
+      return chart_newton_steps(sys, x0, std::move(R), std::move(J), r, opt);
+    }
+  }
   SolveResult res;
   res.summary.path = Method::Newton;
   Vec x = x0;
@@ -290,7 +354,8 @@ SolveResult newton_steps(const FixedPointSystem& sys, const Vec& x0, const Solve
     if (!all_finite(dx)) break;
     bool improved = false;
     double t = 1.0;
-    for (int half = 0; half < 4 && passes < opt.newton_steps; ++half, t *= 0.5) {
+    ++res.summary.steps;
+    for (int half = 0; half <= opt.newton_halvings && passes < opt.newton_steps; ++half, t *= 0.5) {
       Vec xt = x + t * dx;
       sys.project(xt);
       Vec ft;
@@ -323,17 +388,22 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   if (opt.method != Method::Newton) return iterate(sys, x0, opt);
   if (x0.size() != sys.dim()) throw std::invalid_argument("solve: x0 has the wrong dimension");
   const auto t0 = std::chrono::steady_clock::now();
-  bool has_jacobian = false;
-  SolveResult nr = newton_steps(sys, x0, opt, has_jacobian);
-  if (nr.summary.converged) {
+  bool has_jacobian = false, in_chart = false;
+  SolveResult nr = newton_steps(sys, x0, opt, has_jacobian, in_chart);
+  // In a chart, Newton steps count against max_iter and the fallback gets what is left.
+  const int left = in_chart ? opt.max_iter - nr.summary.steps : opt.max_iter;
+  if (nr.summary.converged || left <= 0) {
+    if (!nr.summary.converged) nr.summary.reason = Termination::MaxIter;
     nr.summary.wall_seconds = seconds_since(t0);
     return nr;
   }
-  // Fallback: Anderson from the best Newton iterate (or from x0 without a Jacobian).
+  // Fallback: Anderson (or damped) from the best Newton iterate (or from x0 without a Jacobian).
   SolverOptions fb = opt;
-  fb.method = Method::Anderson;
+  fb.method = opt.newton_fallback == Method::Newton ? Method::Anderson : opt.newton_fallback;
+  fb.max_iter = left;
   SolveResult ar = iterate(sys, has_jacobian ? nr.x : x0, fb);
   ar.summary.iterations += nr.summary.iterations;
+  ar.summary.steps += nr.summary.steps;
   ar.summary.wall_seconds = seconds_since(t0);
   return ar;
 }

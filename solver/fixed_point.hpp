@@ -9,9 +9,10 @@
 namespace saddle {
 
 // Newton: Newton steps on F(x) - x with the Jacobian the system returns with F
-// (FixedPointSystem::map_jacobian), backtracking on the residual; a system without a Jacobian, a
-// singular or non-finite step, or no convergence within newton_steps passes continues with the
-// Anderson iteration from the best iterate.
+// (FixedPointSystem::map_jacobian), or in the system's own chart (chart_residual), backtracking
+// on the residual; a system without a Jacobian, a singular or non-finite step, or no convergence
+// within newton_steps passes continues with the fallback iteration (newton_fallback: Anderson or
+// damped) from the best iterate.
 enum class Method { Damped, Anderson, Newton };
 
 // Option struct of every solve; the CLI maps --method/--mix/--tol/... onto it 1:1.
@@ -21,11 +22,13 @@ struct SolverOptions {
   // "damping 1/2" in the spec means mix = 0.5.
   double mix = 0.5;
   double tol = 1e-10;        // on |residual(x)|_inf
-  int max_iter = 2000;       // fixed-point iterations
+  int max_iter = 2000;       // fixed-point iterations (Newton in a chart: its steps count too)
   int anderson_depth = 5;    // history length of Anderson acceleration
   bool newton_polish = true; // try Newton (GSL hybrids) when the iteration did not reach tol
   int newton_max_iter = 100;
-  int newton_steps = 8;  // Method::Newton: map-with-Jacobian passes before the Anderson fallback
+  int newton_steps = 8;  // Method::Newton: map-with-Jacobian passes before the fallback
+  int newton_halvings = 3;  // Method::Newton: backtracking trial steps 1, 1/2, ..., 2^-newton_halvings
+  Method newton_fallback = Method::Anderson;  // Method::Newton: the iteration after it (not Newton)
   // If > 0: stop when the residual has not beaten its running minimum for this many iterations
   // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates
   // and flag the solve as stalled.
@@ -54,6 +57,10 @@ struct SolveSummary {
   bool stalled = false;
   Termination reason = Termination::MaxIter;
   int iterations = 0;  // fixed-point iterations + Newton iterations (map evaluations)
+  // Updates of the iterate attempted: Newton steps (one linear solve each, however many trial
+  // points its line search takes) and fixed-point updates (the evaluation that finds the
+  // tolerance met is not one).
+  int steps = 0;
   Method path = Method::Anderson;  // the iteration that produced the result
   double residual = std::numeric_limits<double>::infinity();  // |F(x) - x|_inf at the result
   double wall_seconds = 0.0;

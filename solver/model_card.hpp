@@ -8,7 +8,9 @@
 //   explicit M(const ParamValues& p);                           // every parameter but the swept
 //                                                               // continuation one is fixed
 //   static std::vector<CurveStart> starts(const ParamValues& p); // initial states (>= 1)
-// that derives from CurveModel (solver/curve.hpp). See docs/adding_a_model.md.
+// that derives from CurveModel (solver/curve.hpp). The generic subcommand finds which of
+// CurveModel's optional hooks M overrides (refine_on, stability, free_energy, distinct) and offers
+// the matching options and columns. See docs/adding_a_model.md.
 #pragma once
 #include <limits>
 #include <stdexcept>
@@ -62,6 +64,8 @@ struct ModelCard {
   std::vector<ModelParam> params;  // CSV column order
   std::string continuation;  // the parameter swept with warm starts (one of params)
   std::string plot_y;        // the value a default plot shows (e.g. "test_error")
+  // Default of --target-se for a model with refinement (CurveModel::refine_on); 0 = off.
+  double target_se = 0.0;
 };
 
 // Values of a model's parameters by name (the continuation parameter excluded).

@@ -9,13 +9,14 @@
 // Exceptions never leave a task or a parallel region: each iteration runs inside a try block, and
 // after every iteration has finished the exception of the LOWEST failing index is rethrown on the
 // calling thread (so which error is reported does not depend on the thread count). Iterations
-// not yet started when an exception is recorded are skipped.
+// after a failed one are not started.
 //
 // Determinism is the caller's part: body(i) writes only its own slot i, and reductions are done
 // afterwards in index order; then the result does not depend on the number of threads.
 #pragma once
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <exception>
@@ -29,56 +30,67 @@ class FirstError {
  public:
   void record(std::size_t i) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (i < index_) {
-      index_ = i;
+    if (i < index_.load(std::memory_order_relaxed)) {
+      index_.store(i, std::memory_order_relaxed);
       error_ = std::current_exception();
     }
-    failed_.store(true, std::memory_order_relaxed);
   }
-  bool failed() const { return failed_.load(std::memory_order_relaxed); }
-  std::size_t index() const { return index_; }
+  bool failed() const { return index_.load(std::memory_order_relaxed) != kNone; }
+  // Whether iteration i is after a recorded error (and so need not start).
+  bool after_error(std::size_t i) const { return i > index_.load(std::memory_order_relaxed); }
+  std::size_t index() const { return index_.load(std::memory_order_relaxed); }
   std::exception_ptr error() const { return error_; }
   void rethrow() const {
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::mutex mu_;
-  std::size_t index_ = std::numeric_limits<std::size_t>::max();
+  std::atomic<std::size_t> index_{kNone};
   std::exception_ptr error_;
-  std::atomic<bool> failed_{false};
 };
 
 // Whether a call made here runs its iterations as tasks of an enclosing team.
 inline bool inside_parallel_team() { return omp_in_parallel() != 0; }
 
-// Runs body(i) for i = 0 .. n-1, in parallel as OpenMP tasks (see above), and returns when all
-// are done; rethrows the exception of the lowest failing index.
+// Runs body(i) for i = 0 .. n-1 in parallel (see above) and returns when all are done; rethrows
+// the exception of the lowest failing index. Iterations are claimed in increasing order from a
+// shared counter (so an ordered consumer, such as the runner's incremental output, sees a growing
+// prefix), by up to team-size workers: outside a parallel region a new team, each of whose
+// threads is a worker; inside one, tasks of the enclosing team, the calling thread being one of
+// the workers. An iteration after a failed one is not started; every iteration before it runs, so
+// the reported error does not depend on the number of threads.
 template <class F>
 void parallel_for(std::size_t n, const F& body) {
   if (n == 0) return;
   FirstError err;
-  auto run = [&](std::size_t i) {
-    if (err.failed()) return;  // an earlier error: start nothing new
-    try {
-      body(i);
-    } catch (...) {
-      err.record(i);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      if (err.after_error(i)) continue;
+      try {
+        body(i);
+      } catch (...) {
+        err.record(i);
+      }
     }
   };
   if (n == 1) {
-    run(0);
+    worker();
   } else if (inside_parallel_team()) {
-    // Tasks of the enclosing team; the taskloop waits for them (and its thread helps).
-#pragma omp taskloop grainsize(1)
-    for (std::size_t i = 0; i < n; ++i) run(i);
-  } else {
-#pragma omp parallel
-#pragma omp single
-    {
-#pragma omp taskloop grainsize(1)
-      for (std::size_t i = 0; i < n; ++i) run(i);
+    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t extra = std::min(n, team) - 1;
+    for (std::size_t w = 0; w < extra; ++w) {
+#pragma omp task default(shared)
+      worker();
     }
+    worker();
+#pragma omp taskwait
+  } else {
+    const int threads = static_cast<int>(std::min<std::size_t>(n, static_cast<std::size_t>(omp_get_max_threads())));
+#pragma omp parallel num_threads(threads)
+    worker();
   }
   err.rethrow();
 }

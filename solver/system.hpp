@@ -5,6 +5,8 @@
 // so a model needs no cache of its last evaluation.
 #pragma once
 #include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -26,6 +28,31 @@ class FixedPointSystem {
   virtual bool map_jacobian(const Vec& x, Vec& fx, Eigen::MatrixXd& J) const { return false; }
   // Bring x into the admissible set (e.g. V > 0, q >= m^2). Default: nothing to enforce.
   virtual void project(Vec& x) const {}
+  // The size of the residual that judges convergence in every method, from x and F(x).
+  // Default |F(x) - x|_inf (infinite when F(x) - x is not finite); a model may scale it (e.g.
+  // relative to x).
+  virtual double residual_norm(const Vec& x, const Vec& fx) const {
+    double r = 0.0;
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      const double g = fx[i] - x[i];
+      if (!std::isfinite(g)) return std::numeric_limits<double>::infinity();
+      r = std::max(r, std::fabs(g));
+    }
+    return r;
+  }
+  // Optional, for Newton steps (Method::Newton) in the model's own chart: coordinates
+  // z = to_chart(x) in which steps are taken (e.g. logarithms that keep x admissible: any finite
+  // z maps to an admissible x = from_chart(z)), a residual R(x) whose zeros are the fixed points
+  // (e.g. F(x) - x relative to x) with its Jacobian dR/dz, and `norm` = residual_norm(x, F(x)),
+  // all from one evaluation. Newton then steps in z (dz = -(dR/dz)^-1 R, LU with partial
+  // pivoting), backtracks on `norm` and skips trial points that are not finite. False (the
+  // default): Newton on F(x) - x in x with map_jacobian.
+  virtual bool chart_residual(const Vec& x, Vec& R, Eigen::MatrixXd& dR_dz, double& norm) const {
+    return false;
+  }
+  // z = to_chart(x) and x = from_chart(z), into the output (whose storage is reused).
+  virtual void to_chart(const Vec& x, Vec& z) const { z = x; }
+  virtual void from_chart(const Vec& z, Vec& x) const { x = z; }
   // Derived quantities at a solution (e.g. test error), reported beside x.
   virtual std::vector<std::string> observable_names() const { return {}; }
   virtual Vec observables(const Vec& x) const { return Vec(); }

@@ -81,6 +81,8 @@ int run_cli(const std::vector<std::string>& args, std::string* error_message) {
     // The grid runner reports a chain's exception as a plain runtime_error: the flag tells.
     if (interrupt_requested()) return fail("saddle: interrupted", kExitInterrupted);
     return fail("saddle: error: " + one_line(e.what()), 1);
+  } catch (...) {
+    return fail("saddle: error: internal error (an exception of unknown type)", 1);
   }
   return 0;
 }

@@ -1,12 +1,16 @@
 // Implementation of the shared CLI conventions (tools/cli_common.hpp).
 #include "tools/cli_common.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "saddle_version.hpp"
 
@@ -138,15 +142,17 @@ void append_range(const std::string& t, const std::string& name, const SweepRule
   double c = parse_number(parts[2], name, cnt);
   if (c != std::floor(c) || c < 1)
     throw InputError("--" + name + ": range count must be an integer >= 1 in '" + t + "'");
-  if (c > 1e7 || out.size() + c > 1e7)
-    throw InputError("--" + name + ": range count too large in '" + t + "' (at most 1e7 values)");
+  if (c > kMaxGridPoints || out.size() + c > kMaxGridPoints)
+    throw InputError("--" + name + ": range count too large in '" + t + "' (at most " + fmt(kMaxGridPoints) +
+                     " values)");
   const int n = static_cast<int>(c);
   if (geometric && (a <= 0 || b <= 0))
     throw InputError("--" + name + ": a log range needs positive endpoints in '" + t + "'");
   for (int i = 0; i < n; ++i) {
     double f = n == 1 ? 0.0 : double(i) / (n - 1);
     double v = geometric ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
-    if (i == n - 1 && n > 1) v = b;  // exact endpoint
+    if (i == 0) v = a;                // exact endpoints: the values typed
+    if (i == n - 1 && n > 1) v = b;
     if (rules.integer) v = std::round(v);
     out.push_back(v);
   }
@@ -230,8 +236,8 @@ void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
   }
   if (!(opt.mix > 0.0 && opt.mix <= 1.0)) throw InputError("--mix: must be in (0, 1]");
   if (!(opt.tol > 0.0) || !std::isfinite(opt.tol)) throw InputError("--tol: must be a positive number");
-  if (opt.max_iter < 1) throw InputError("--max-iter: must be >= 1");
-  if (opt.anderson_depth < 0) throw InputError("--anderson-depth: must be >= 0");
+  if (opt.max_iter < 1 || opt.max_iter > 1000000) throw InputError("--max-iter: must be in 1..1e6");
+  if (opt.anderson_depth < 0 || opt.anderson_depth > 100) throw InputError("--anderson-depth: must be in 0..100");
 }
 
 std::string describe(const SolverOptions& opt) {
@@ -270,15 +276,52 @@ void CsvTable::write(std::ostream& os) const {
 }
 
 void CsvTable::write_to(const std::string& path) const {
+  std::ostringstream os;
+  write(os);
+  write_output(path, os.str());
+}
+
+void check_grid_points(double points, const std::string& what) {
+  if (!(points <= kMaxGridPoints))
+    throw InputError(what + " has " + fmt(points) + " points, more than the " + fmt(kMaxGridPoints) +
+                     " one run computes (split it into several runs)");
+}
+
+double check_grid(std::initializer_list<std::size_t> sizes) {
+  double n = 1.0;
+  for (std::size_t s : sizes) n *= static_cast<double>(s);
+  check_grid_points(n);
+  return n;
+}
+
+void check_writable(const std::string& path, const std::string& what) {
+  if (path.empty() || path == "-") return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw InputError(what + ": '" + path + "' is a directory");
+    if (::access(path.c_str(), W_OK) != 0) throw InputError(what + ": '" + path + "' is not writable");
+    return;
+  }
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InputError(what + ": cannot write '" + path + "': no directory '" + dir + "'");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError(what + ": cannot write '" + path + "': the directory '" + dir + "' is not writable");
+}
+
+void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
-    write(std::cout);
+    std::cout << text;
     std::cout.flush();
+    if (!std::cout) throw InputError("cannot write the output to stdout (disk full or closed?)");
     return;
   }
   std::ofstream f(path);
   if (!f) throw InputError("--out: cannot open '" + path + "' for writing");
-  write(f);
-  if (!f) throw InputError("--out: error while writing '" + path + "'");
+  f << text;
+  f.close();
+  if (!f) throw InputError("--out: error while writing '" + path + "' (disk full?)");
 }
 
 namespace {

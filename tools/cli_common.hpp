@@ -46,6 +46,22 @@ struct StrictFailure : std::runtime_error {
 // `limit`.
 double checked_count(std::initializer_list<double> factors, double limit, const std::string& what);
 
+// Largest number of points (CSV rows) one run computes: the grid is counted from the sweep sizes
+// before anything is built (check_grid_points), so memory stays bounded on any grid. Larger
+// studies are several runs (or --shard over a cluster: each shard is still one run's grid).
+constexpr double kMaxGridPoints = 1e6;
+// Throws InputError when `points` (a product of sweep sizes) exceeds kMaxGridPoints.
+void check_grid_points(double points, const std::string& what = "the grid");
+// Product of sweep sizes, checked as above (e.g. check_grid({alphas.size(), lambdas.size()})).
+double check_grid(std::initializer_list<std::size_t> sizes);
+
+// Throws InputError (naming `what`) when `path` cannot be written: its directory is missing or
+// not writable, or it exists and is not a writable regular file. Creates nothing.
+void check_writable(const std::string& path, const std::string& what);
+// Writes `text` to `path` (stdout when empty or "-"); throws InputError when it cannot be written
+// completely (a missing directory, a full disk, a closed stdout).
+void write_output(const std::string& path, const std::string& text);
+
 // What a swept parameter may take.
 struct SweepRules {
   double min = -std::numeric_limits<double>::infinity();  // smallest allowed value

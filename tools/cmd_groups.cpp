@@ -1,8 +1,17 @@
 // The `saddle mc` and `saddle validate` command groups. Each model's simulation module adds its
-// own child (tools/cmd_mc_*.cpp); weak defaults keep the program linkable while one is missing.
+// own child (tools/cmd_mc_*.cpp, tools/cmd_validate_*.cpp); weak defaults keep the program
+// linkable while one is missing. Also the conventions those command files share.
 #include "tools/cmd_groups.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
 #include "tools/cli_common.hpp"
+#include "tools/runner.hpp"
 
 namespace saddle {
 
@@ -32,6 +41,59 @@ std::string build_features() {
 #endif
   s += ")";
   return s;
+}
+
+CLI::Option* add_seed_option(CLI::App* sub, std::uint64_t& seed, const std::string& help) {
+  const CLI::Validator digits(
+      [](std::string& s) -> std::string {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+          return "the seed must be a non-negative integer (digits only), got '" + s + "'";
+        const std::string max = "18446744073709551615";
+        if (s.size() > max.size() || (s.size() == max.size() && s > max))
+          return "the seed must be below 2^64, got '" + s + "'";
+        return std::string();
+      },
+      "SEED");
+  return sub->add_option("--seed", seed, help)->check(digits)->capture_default_str();
+}
+
+void write_table_checked(const CsvTable& table, const std::string& out, const TablePlot& plot,
+                         const PlotHints& hints) {
+  std::ostringstream text;
+  table.write(text);
+  write_output(out, text.str());  // checks the stream after flushing (tools/cli_common.hpp)
+  if (plot.png.empty()) return;
+  CsvData data;
+  data.comments.push_back("# saddle");
+  data.columns = table.columns();
+  data.rows = table.rows();
+  plot_csv(data, hints, plot.options, plot.png);
+}
+
+void check_table_outputs(const std::string& out, const TablePlot& plot) {
+  check_writable(out, "--out");
+  check_writable(plot.png, "--plot");
+}
+
+void check_stdout_written(const std::string& out) {
+  if (!out.empty() && out != "-") return;
+  std::cout.flush();
+  if (!std::cout) throw InputError("stdout: write error (disk full or output closed?)");
+}
+
+double simulation_memory_limit_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const double phys = pages > 0 && page > 0 ? double(pages) * double(page) : 8e9;
+  return std::min(16e9, 0.5 * phys);
+}
+
+std::string bytes_text(double b) {
+  char buf[48];
+  if (b >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g GB", b * 1e-9);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g MB", b * 1e-6);
+  return buf;
 }
 
 }  // namespace saddle

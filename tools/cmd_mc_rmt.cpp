@@ -1,6 +1,8 @@
-// `saddle mc rmt` (Monte Carlo of the finite-size nonlinear-attention model, docs/equations/rmt.md §8) and
-// `saddle validate rmt` (the deterministic equivalent of §6 against that simulation on built-in
-// cases, with the finite-size allowance of §8.3).
+// `saddle mc rmt` (Monte Carlo of the finite-size nonlinear-attention model, docs/equations/rmt.md §8),
+// through the grid runner (one chain per setting: ordered incremental output, --resume, --shard,
+// --threads, SIGINT/SIGTERM keep every finished row), and `saddle validate rmt` (the cases of
+// mc/rmt_validate.hpp: the deterministic equivalent of §6 against that simulation). This file
+// parses the flags and prints the tables.
 #include <omp.h>
 
 #include <algorithm>
@@ -8,9 +10,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include "equations/rmt_attention.hpp"
-#include "equations/rmt_ridge.hpp"
 #include "mc/rmt_sim.hpp"
+#include "mc/rmt_validate.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
@@ -40,22 +41,24 @@ std::vector<Model> parse_models(const std::string& text) {
 }
 
 void set_threads(int threads) {
-  if (threads < 0) throw InputError("--threads must be >= 0");
+  if (threads < 0 || threads > 4096) throw InputError("--threads must be in [0, 4096]");
   if (threads > 0) omp_set_num_threads(threads);
 }
 
 // ------------------------------------------------------------------------------- mc rmt
 struct McRmtCli {
-  int n = 1024, draws = 16, threads = 0;
-  unsigned long long seed = 1;
+  int n = 1024, draws = 16;
+  std::uint64_t seed = 1;
   std::string c = "0.25", gamma = "1e-4:10:6:log", snr = "1", activation = "tanh";
-  std::string wk = "0,0,0", wq = "0,0,0", model = "true", out;
-  TablePlot plot;
+  std::string wk = "0,0,0", wq = "0,0,0", model = "true";
   bool keep_diagonal = false;
+  RunOptions run;
 };
 
+// Columns of the simulated values (the rest are parameters).
+constexpr std::size_t kFirstValue = 12;
+
 void run_mc_rmt(const McRmtCli& o) {
-  set_threads(o.threads);
   const auto cs = parse_sweep(o.c, "c", rmt_cli::c_rule());
   const auto gammas = parse_sweep(o.gamma, "gamma", rmt_cli::gamma_rule());
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
@@ -97,69 +100,106 @@ void run_mc_rmt(const McRmtCli& o) {
         }
         settings.push_back(s);
       }
-  CsvTable table({"source", "model", "n", "p", "c", "gamma", "snr", "activation", "wk", "wq",
-                  "draws", "seed", "mean", "se", "diff_ridge_mean", "diff_ridge_se", "trace_mean",
-                  "trace_se"});
-  table.setting("model", "finite-size simulation of docs/equations/rmt.md §8: X = Z + mu y^T, mu = sqrt(snr) e1, "
-                         "K = f_c(X^T W X/sqrt p)/sqrt p (true), a1(T/p - I) + sigma Xi/sqrt p "
-                         "(surrogate, §8.2), Phi = X (ridge); E(gamma) from one eigendecomposition "
-                         "per draw");
-  table.setting("diagonal", o.keep_diagonal ? "kept" : "removed");
-  table.setting("columns", "mean, se: E over draws (se = sd/sqrt(draws)); diff_ridge: E_model - "
-                           "E_ridge on the same draws; trace: (gamma^2/n) tr (Phi^T Phi/n + "
-                           "gamma)^-2 (the mu = 0 statistic of §8.1.7)");
-  table.setting("seeding", "draw d uses (seed, d) only: independent of the thread count");
-  for (const auto& s : settings) {
-    rmt::mc::SimSummary sum = rmt::mc::simulate(s);
-    for (std::size_t mi = 0; mi < s.models.size(); ++mi) {
-      if (std::find(wanted.begin(), wanted.end(), s.models[mi]) == wanted.end()) continue;
-      for (std::size_t k = 0; k < gammas.size(); ++k)
-        table.add_row({"mc", rmt::mc::to_string(s.models[mi]), std::to_string(s.n),
-                       std::to_string(s.p()), fmt(s.c), fmt(gammas[k]), fmt(s.snr), s.act.name,
-                       rmt_cli::vec_text(wk), rmt_cli::vec_text(wq), std::to_string(s.draws),
-                       std::to_string(s.seed), fmt(sum.error[mi][k].mean), fmt(sum.error[mi][k].se),
-                       fmt(sum.diff_ridge[mi][k].mean), fmt(sum.diff_ridge[mi][k].se),
-                       fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)});
-    }
+  // Memory: one draw holds X (p x n), T and K (n x n), Phi and a Gram matrix, in double; one
+  // draw per thread at once.
+  {
+    double per_draw = 0;
+    for (const auto& s : settings)
+      per_draw = std::max(per_draw, 8.0 * (3.0 * s.p() * s.n + 4.0 * double(s.n) * s.n +
+                                           2.0 * std::min<double>(s.p(), s.n) * std::min<double>(s.p(), s.n)));
+    const int threads = o.run.threads > 0 ? o.run.threads : omp_get_max_threads();
+    const double total = per_draw * std::min(threads, o.draws);
+    if (!(total <= simulation_memory_limit_bytes()))
+      throw InputError("mc rmt: " + std::to_string(std::min(threads, o.draws)) + " draws at once need about " +
+                       bytes_text(total) + ", above the memory bound " +
+                       bytes_text(simulation_memory_limit_bytes()) + "; use a smaller --n or --threads");
   }
   // A finite-size kernel can overflow where the deterministic equivalent does not (exp of
-  // x^T W x / sqrt p with large weights): refuse the input rather than write nan.
-  for (const auto& row : table.rows())
-    for (std::size_t j = 12; j < row.size(); ++j)
-      if (is_nonfinite_text(row[j]))
-        throw InputError("mc rmt: the simulation overflowed (" + table.columns()[j] + " = " + row[j] +
-                         " for model " + row[1] + ", activation " + row[7] + ", c = " + row[4] +
-                         "): the kernel values exceed double precision; use smaller --wk/--wq or another activation");
-  write_table(table, o.out, o.plot, mc_rmt_hints());
+  // x^T W x / sqrt p with large weights or signal): the exponential kernel's first draw is
+  // simulated up front, so that the usual overflow is refused before any output. (An overflow in
+  // a later draw stops the run there, with the complete rows kept.)
+  auto overflow_error = [](const rmt::mc::SimSetting& s, Model m) {
+    return InputError("mc rmt: the simulation overflowed (model " + rmt::mc::to_string(m) +
+                      ", activation " + s.act.name + ", c = " + fmt(s.c) + ", snr = " + fmt(s.snr) +
+                      "): the kernel values exceed double precision; use smaller --wk/--wq or --snr, "
+                      "or another activation");
+  };
+  for (const auto& s : settings) {
+    if (std::isfinite(s.h.kappa_d) ||
+        std::find(wanted.begin(), wanted.end(), Model::True) == wanted.end())
+      continue;
+    rmt::mc::SimSetting probe = s;
+    probe.models = {Model::True};
+    const rmt::mc::DrawResult d = rmt::mc::simulate_draw(probe, 0);
+    for (double e : d.error[0])
+      if (!std::isfinite(e)) throw overflow_error(s, Model::True);
+  }
+
+  GridJob job;
+  job.columns = {"source", "model", "n", "p", "c", "gamma", "snr", "activation", "wk", "wq",
+                 "draws", "seed", "mean", "se", "diff_ridge_mean", "diff_ridge_se", "trace_mean",
+                 "trace_se"};
+  job.plot = mc_rmt_hints();
+  job.settings = {
+      {"model", "finite-size simulation of docs/equations/rmt.md §8: X = Z + mu y^T, mu = sqrt(snr) e1, "
+                "K = f_c(X^T W X/sqrt p)/sqrt p (true), a1(T/p - I) + sigma Xi/sqrt p "
+                "(surrogate, §8.2), Phi = X (ridge); E(gamma) from one eigendecomposition "
+                "per draw"},
+      {"diagonal", o.keep_diagonal ? "kept" : "removed"},
+      {"columns", "mean, se: E over draws (se = sd/sqrt(draws)); diff_ridge: E_model - "
+                  "E_ridge on the same draws; trace: (gamma^2/n) tr (Phi^T Phi/n + "
+                  "gamma)^-2 (the mu = 0 statistic of §8.1.7)"},
+      {"seeding", "draw d uses (seed, d) only: independent of the thread count"},
+      {"run", "n=" + std::to_string(o.n) + " draws=" + std::to_string(o.draws) + " seed=" +
+                  std::to_string(o.seed) + " models=" + o.model + " gamma=" + o.gamma + " wk=" +
+                  rmt_cli::vec_text(wk) + " wq=" + rmt_cli::vec_text(wq)}};
+  for (const auto& s : settings)  // one chain per setting: its rows for every model and gamma
+    job.chains.push_back({"act=" + s.act.name + ";c=" + fmt(s.c) + ";snr=" + fmt(s.snr),
+                          wanted.size() * gammas.size()});
+  job.run_chain = [=](std::size_t ci) {
+    const rmt::mc::SimSetting& s = settings[ci];
+    const rmt::mc::SimSummary sum = rmt::mc::simulate(s);
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t mi = 0; mi < s.models.size(); ++mi) {
+      if (std::find(wanted.begin(), wanted.end(), s.models[mi]) == wanted.end()) continue;
+      for (std::size_t k = 0; k < gammas.size(); ++k) {
+        std::vector<std::string> row{
+            "mc", rmt::mc::to_string(s.models[mi]), std::to_string(s.n), std::to_string(s.p()),
+            fmt(s.c), fmt(gammas[k]), fmt(s.snr), s.act.name, rmt_cli::vec_text(s.wk),
+            rmt_cli::vec_text(s.wq), std::to_string(s.draws), std::to_string(s.seed),
+            fmt(sum.error[mi][k].mean), fmt(sum.error[mi][k].se), fmt(sum.diff_ridge[mi][k].mean),
+            fmt(sum.diff_ridge[mi][k].se), fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)};
+        for (std::size_t j = kFirstValue; j < row.size(); ++j)
+          if (is_nonfinite_text(row[j])) throw overflow_error(s, s.models[mi]);
+        rows.push_back(std::move(row));
+      }
+    }
+    return rows;
+  };
+  run_grid(job, o.run);
+  check_stdout_written(o.run.out);
 }
 
 // ------------------------------------------------------------------------- validate rmt
 struct ValidateRmtCli {
   bool quick = false;
   int n = 0, draws = 0, threads = 0;
-  unsigned long long seed = 1;
+  std::uint64_t seed = 1;
   std::string out;
   TablePlot plot;
 };
 
 void run_validate_rmt(const ValidateRmtCli& o) {
+  check_table_outputs(o.out, o.plot);
   set_threads(o.threads);
+  if (o.n < 0 || o.draws < 0) throw InputError("--n and --draws must be positive (0 or absent: the default)");
   const int n = o.n > 0 ? o.n : (o.quick ? 512 : 1024);
   const int draws = o.draws > 0 ? o.draws : (o.quick ? 8 : 16);
   if (n < 64) throw InputError("--n must be >= 64");
   if (draws < 4) throw InputError("--draws must be >= 4");
   if (n > 7000) throw InputError("--n must be <= 7000 (p n <= 1.2e8 at c = 2)");
   if (draws > 100000) throw InputError("--draws must be <= 100000");
-  const std::vector<double> gammas = {1e-3, 0.1, 1.0};
-  const double snr = 1.0;
-  struct Case {
-    const char* act;
-    double c, w;
-  };
-  std::vector<Case> cases;
-  for (const char* act : {"tanh", "relu"})
-    for (double c : {0.5, 2.0})
-      for (double w : {0.0, 1.0}) cases.push_back({act, c, w});
+  const auto rows = rmt::mc::run_rmt_validation(n, draws, o.seed);
 
   CsvTable table({"case", "activation", "c", "snr", "w", "gamma", "model", "n", "p", "draws",
                   "theory", "mc_mean", "mc_se", "diff", "z", "allowance", "verdict"});
@@ -174,59 +214,18 @@ void run_validate_rmt(const ValidateRmtCli& o) {
                            "none for the surrogate and the ridge baseline");
   table.setting("size", "n=" + std::to_string(n) + " draws=" + std::to_string(draws) +
                             " seed=" + std::to_string(o.seed) + (o.quick ? " (quick)" : ""));
-  int failures = 0, checks = 0;
-  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
-    const Case& cs = cases[ci];
-    rmt::mc::SimSetting s;
-    s.n = n;
-    s.c = cs.c;
-    s.snr = snr;
-    s.act = rmt::parse_activation(cs.act);
-    s.h = rmt::hermite_data(s.act);
-    s.wk << cs.w, 0, 0;
-    s.wq << cs.w, 0, 0;
-    s.gammas = gammas;
-    s.models = {Model::True, Model::Surrogate, Model::Ridge};
-    s.draws = draws;
-    s.seed = o.seed;
-    rmt::mc::SimSummary sum = rmt::mc::simulate(s);
-    rmt::Geometry geo;
-    geo.mu << std::sqrt(snr), 0, 0;
-    geo.wk = s.wk;
-    geo.wq = s.wq;
-    for (std::size_t k = 0; k < gammas.size(); ++k) {
-      const double g = gammas[k];
-      rmt::AttentionResult de = rmt::solve_attention(rmt::make_params(s.c, g, s.h, false, geo));
-      const double rr = rmt::ridge_baseline(s.c, g, snr).error;
-      for (int mi = 0; mi < 3; ++mi) {
-        const Model m = s.models[mi];
-        double theory, mean, se, allowance = 0.0;
-        if (m == Model::Ridge) {
-          theory = rr;
-          mean = sum.error[mi][k].mean;
-          se = sum.error[mi][k].se;
-        } else {
-          theory = de.error;
-          mean = sum.diff_ridge[mi][k].mean + rr;
-          se = sum.diff_ridge[mi][k].se;
-          if (m == Model::True) allowance = 0.1 / std::sqrt(static_cast<double>(s.p()));
-        }
-        const double diff = mean - theory;
-        const bool ok = (m == Model::Ridge || de.converged) && std::isfinite(mean) &&
-                        diff <= 4.0 * se && diff >= -4.0 * se - allowance;
-        ++checks;
-        if (!ok) ++failures;
-        table.add_row({std::to_string(ci + 1), cs.act, fmt(cs.c), fmt(snr), fmt(cs.w), fmt(g),
-                       rmt::mc::to_string(m), std::to_string(n), std::to_string(s.p()),
-                       std::to_string(draws), fmt(theory), fmt(mean), fmt(se), fmt(diff),
-                       fmt(se > 0 ? diff / se : 0.0), fmt(allowance), ok ? "pass" : "FAIL"});
-      }
-    }
+  int failures = 0;
+  for (const auto& r : rows) {
+    if (!r.pass) ++failures;
+    table.add_row({std::to_string(r.case_number), r.activation, fmt(r.c), fmt(r.snr), fmt(r.w),
+                   fmt(r.gamma), rmt::mc::to_string(r.model), std::to_string(r.n),
+                   std::to_string(r.p), std::to_string(r.draws), fmt(r.theory), fmt(r.mc_mean),
+                   fmt(r.mc_se), fmt(r.diff), fmt(r.z), fmt(r.allowance), r.pass ? "pass" : "FAIL"});
   }
-  write_table(table, o.out, o.plot, mc_rmt_hints());
+  write_table_checked(table, o.out, o.plot, mc_rmt_hints());
   if (failures > 0)
     throw std::runtime_error("validate rmt: " + std::to_string(failures) + " of " +
-                             std::to_string(checks) + " checks disagree beyond 4 s.e. + allowance");
+                             std::to_string(rows.size()) + " checks disagree beyond 4 s.e. + allowance");
 }
 
 }  // namespace
@@ -247,11 +246,9 @@ void register_mc_rmt(CLI::App& mc) {
   sub->add_option("--wq", o->wq, "w_Q as 3 coordinates on (e1,e2,e3), each in [-1e3, 1e3]")->capture_default_str();
   sub->add_flag("--keep-diagonal", o->keep_diagonal, "Keep the kernel diagonal");
   sub->add_option("--draws", o->draws, "Independent draws in [2, 100000]")->capture_default_str();
-  sub->add_option("--seed", o->seed, "Seed; draw d is seeded from (seed, d)")->capture_default_str();
+  add_seed_option(sub, o->seed, "Seed (an integer in [0, 2^64)); draw d is seeded from (seed, d)");
   sub->add_option("--model", o->model, "true, surrogate and/or ridge (comma list)")->capture_default_str();
-  sub->add_option("--threads", o->threads, "OpenMP threads over draws (0: default)");
-  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
-  add_plot_options(sub, o->plot);
+  add_run_options(sub, o->run);
   sub->callback([o] { run_mc_rmt(*o); });
 }
 
@@ -263,8 +260,8 @@ void register_validate_rmt(CLI::App& validate) {
   sub->add_flag("--quick", o->quick, "Small run: n = 512, 8 draws (default n = 1024, 16 draws)");
   sub->add_option("--n", o->n, "Override the number of tokens");
   sub->add_option("--draws", o->draws, "Override the number of draws");
-  sub->add_option("--seed", o->seed, "Seed")->capture_default_str();
-  sub->add_option("--threads", o->threads, "OpenMP threads over draws (0: default)");
+  add_seed_option(sub, o->seed, "Seed (an integer in [0, 2^64))");
+  sub->add_option("--threads", o->threads, "Threads in total (0: default); cases and draws share them");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   add_plot_options(sub, o->plot);
   sub->callback([o] { run_validate_rmt(*o); });

@@ -1,21 +1,32 @@
-// `saddle mc slr` (direct finite-size simulation of SLR, docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6) and
-// `saddle validate slr` (theory against that simulation on built-in or given cases).
+// `saddle mc slr`: direct finite-size simulation of SLR (docs/equations/slr_population.md §1.5,
+// docs/equations/slr_replica.md §6; docs/mc_slr.md): parses and checks the options, then runs the
+// points through the grid runner (tools/runner.hpp: ordered incremental output, --resume,
+// --shard, --threads, SIGINT/SIGTERM keep every finished row). One chain per point (setting,
+// lambda, alpha, or the population overlaps): its rows for every --D, and with --extrapolate the
+// D = inf row fitted from them (mc/slr_extrapolate.hpp).
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <stdexcept>
 
 #include "equations/slr_model.hpp"
-#include "equations/slr_replica_prox.hpp"
 #include "mc/slr_erm.hpp"
-#include "mc/slr_validate.hpp"
+#include "mc/slr_extrapolate.hpp"
+#include "solver/parallel.hpp"
 #include "tools/cli_common.hpp"
-#include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/runner.hpp"
 
 namespace saddle {
 namespace {
+
+using slr::mc::Init;
+using slr::mc::SeedResult;
+using slr::mc::SimSetting;
+using slr::mc::Summary;
 
 PlotHints mc_slr_hints() {
   PlotHints h;
@@ -24,38 +35,27 @@ PlotHints mc_slr_hints() {
   return h;
 }
 
-using slr::mc::Init;
-using slr::mc::SimSetting;
-using slr::mc::Summary;
+// Domains of `mc slr` (README "Errors and exit codes", docs/mc_slr.md): nu, lambda, delta as the
+// replica commands (nu in [0, 1e3] or inf for max, lambda and delta in [0, 1e4], alpha in
+// [1e-3, 1e4] with N = max(1, round(alpha D))), D in [4, 1e7], L in [1, 1e6], |erf b| <= 1e3, c0 in [0, 100], population overlaps
+// |m| <= 100, q in [0, 1e4] (beyond, normalised softplus attention underflows: 0/0); and the size bounds below.
+constexpr double kMaxL = 1e6, kMaxD = 1e7, kMaxErfB = 1e3, kMaxC0 = 100, kMaxM = 100, kMaxQ = 1e4;
+// Work bounds (each count that multiplies is checked before allocating): the tokens of one
+// training set and of one test set, N L D and n_test L D, at most 1e9 entries each.
+constexpr double kMaxEntries = 1e9;
 
 struct McSlrCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0", alpha = "1,2,4";
-  std::string activation = "softmax", init = "informed", mode = "erm";
+  std::string activation = "softmax", init = "informed", mode = "erm", D = "400";
   std::string m_k, q_k, m_v, q_v;
-  int D = 400, seeds = 4, n_test = 20000, max_iter = 20000, restarts = 1;
+  int seeds = 4, n_test = 20000, max_iter = 20000, restarts = 1;
   std::string keep = "first";
-  unsigned long long seed = 1;
+  std::uint64_t seed = 1;
   double erf_b = 0.0, c0 = -1.0, gtol = 1e-9, ftol = 1e-15;
-  bool per_seed = false;
-  std::string out;
-  TablePlot plot;
+  bool per_seed = false, extrapolate = false;
+  CLI::Option* c0_option = nullptr;
+  RunOptions run;
 };
-
-// Bounds of the direct simulations (issue 15: every count that multiplies is checked before
-// allocating). The training set holds N x L x D doubles, the test set n_test x L x D: each must
-// stay within kMaxEntries (8 GB of doubles); N itself is an int.
-constexpr double kMaxL = 1e6;
-constexpr double kMaxD = 1e7;
-constexpr double kMaxEntries = 1e9;
-
-void check_sizes(double N, int Lmax, int D, const std::string& what) {
-  if (!(N <= 2147483647.0))
-    throw InputError(what + ": N = alpha D = " + fmt(N) + " samples, above 2^31 - 1");
-  const double entries = N * Lmax * double(D);
-  if (!(entries <= kMaxEntries))
-    throw InputError(what + ": N x L x D = " + fmt(entries) + " doubles (" + fmt(entries * 8e-9) +
-                     " GB), above the 1e9 (8 GB) bound");
-}
 
 std::string join_lengths(const std::vector<int>& Ls) {
   std::string s;
@@ -63,59 +63,140 @@ std::string join_lengths(const std::vector<int>& Ls) {
   return s;
 }
 
+// One point of the grid: a chain of the runner.
+struct Point {
+  SimSetting set;
+  double lambda = 0, alpha = 0;
+  double mk = 0, qk = 0, mv = 0, qv = 0;  // population mode
+};
+
+// The quantities of a row, in column order, with their per-seed values.
+struct Stat {
+  const char* name;
+  Estimate Summary::*summary;
+  double SeedResult::*seed;
+};
+const std::vector<Stat>& base_stats() {
+  static const std::vector<Stat> s = {
+      {"m_k", &Summary::m_k, &SeedResult::m_k},
+      {"q_k", &Summary::q_k, &SeedResult::q_k},
+      {"m_v", &Summary::m_v, &SeedResult::m_v},
+      {"q_v", &Summary::q_v, &SeedResult::q_v},
+      {"kv_star", &Summary::kv_star, &SeedResult::kv_star},
+      {"vk_star", &Summary::vk_star, &SeedResult::vk_star},
+      {"kv", &Summary::kv, &SeedResult::kv},
+      {"train_error", &Summary::train_mse, &SeedResult::train_mse},
+      {"train_loss", &Summary::train_loss, &SeedResult::train_loss},
+      {"test_error", &Summary::e_test, &SeedResult::e_test},
+      {"bayes_error", &Summary::e_bayes, &SeedResult::e_bayes}};
+  return s;
+}
+const std::vector<Stat>& probe_stats() {
+  static const std::vector<Stat> s = {
+      {"q_k_aa", &Summary::q_k_aa, &SeedResult::q_k_aa},
+      {"q_k_ab", &Summary::q_k_ab, &SeedResult::q_k_ab},
+      {"q_v_aa", &Summary::q_v_aa, &SeedResult::q_v_aa},
+      {"q_v_ab", &Summary::q_v_ab, &SeedResult::q_v_ab},
+      {"loss_spread", &Summary::loss_spread, &SeedResult::loss_spread},
+      {"init_lowest", &Summary::init_lowest, &SeedResult::init_lowest}};
+  return s;
+}
+
+// Memory one seed holds at once (bytes): the training tokens (float), their offsets, labels and
+// locations, the objective's block buffers, the minima of the restarts and the test set's
+// per-sample errors; a population seed only the test part.
+double seed_bytes(double N, int Lmax, int D, int n_test, int restarts, bool population) {
+  const double test = 16.0 * n_test + 4.0 * Lmax * double(D) * 4;
+  if (population) return test + 64.0 * D;
+  const double blocks = std::ceil(N / 256.0) + 1;
+  return 4.0 * N * Lmax * double(D) + 16.0 * N + 16.0 * D * (blocks + restarts + 8) + test;
+}
+
+// The tokens of one training or test set: N L D <= kMaxEntries (stated with their memory).
+void check_tokens(double N, int L, int D, const std::string& what) {
+  const double n = N * L * double(D);
+  if (!(n <= kMaxEntries))
+    throw InputError(what + ": N x L x D = " + fmt(N) + " x " + std::to_string(L) + " x " +
+                     std::to_string(D) + " = " + fmt(n) + " tokens (" + bytes_text(4.0 * n) +
+                     " as floats), above the bound 1e9 per seed");
+}
+
 void run_mc_slr(const McSlrCli& o) {
   // ---- validate everything before any output ----
   SimSetting base;
-  try {
-    base.task = slr::parse_task(o.task);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--task: ") + e.what());
-  }
-  // one length law per --L value, or the one variable-length law of --L-dist
+  base.task = parse_task_option(o.task);
   const auto laws = parse_length_laws(o.L, o.L_dist, kMaxL);
-  SweepRules nonneg;
-  nonneg.min = 0.0;
-  SweepRules nu_rules = nonneg;
-  nu_rules.allow_inf = base.task == slr::Task::Max;
-  SweepRules positive;
-  positive.min = 0.0;
-  positive.min_inclusive = false;
+  SweepRules nu_rules = nu_rule(base.task);
+  nu_rules.max = kSlrMaxNu;
+  SweepRules scale = nonneg_rule();
+  scale.max = kSlrMaxScale;
   const auto nus = parse_sweep(o.nu, "nu", nu_rules);
-  const auto deltas = parse_sweep(o.delta, "delta", nonneg);
+  const auto deltas = parse_sweep(o.delta, "delta", scale);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
-  if (!std::isfinite(o.erf_b)) throw InputError("--erf-b must be finite");
-  if (o.D < 4 || o.D > kMaxD) throw InputError("--D must be in [4, 1e7]");
+  if (!(std::abs(o.erf_b) <= kMaxErfB)) throw InputError("--erf-b must be in [-1e3, 1e3]");
+  SweepRules Drule;
+  Drule.integer = true;
+  Drule.min = 4;
+  Drule.max = kMaxD;
+  std::vector<int> Ds;
+  for (double d : parse_sweep(o.D, "D", Drule)) Ds.push_back(static_cast<int>(d));
   if (o.seeds < 1 || o.seeds > 100000) throw InputError("--seeds must be in [1, 100000]");
   if (o.n_test < 1) throw InputError("--n-test must be >= 1");
   int Lmax = 1;
-  for (int L : base.lengths) Lmax = std::max(Lmax, L);
-  check_sizes(double(o.n_test), Lmax, o.D, "--n-test");
+  for (const auto& law : laws)
+    for (int L : law) Lmax = std::max(Lmax, L);
+  const int Dmax = *std::max_element(Ds.begin(), Ds.end());
   const bool population = o.mode == "population";
   if (!population && o.mode != "erm") throw InputError("--mode must be erm or population");
+  if (o.extrapolate) {
+    if (population) throw InputError("--extrapolate: population mode is exact at any D (use --mode erm)");
+    std::vector<int> u = Ds;
+    std::sort(u.begin(), u.end());
+    u.erase(std::unique(u.begin(), u.end()), u.end());
+    if (u.size() < 2) throw InputError("--extrapolate needs at least two sizes in --D (e.g. 200,400,800,1600)");
+    if (o.seeds < 2) throw InputError("--extrapolate needs --seeds >= 2 (the fit weights are the standard errors)");
+  }
 
   slr::mc::ErmOptions eopt;
   std::vector<double> lambdas, alphas, mks, qks, mvs, qvs;
+  SweepRules mrule;
+  mrule.min = -kMaxM;
+  mrule.max = kMaxM;
+  SweepRules qrule = nonneg_rule();
+  qrule.max = kMaxQ;
+  if (!population && o.init != "overlaps" &&
+      (!o.m_k.empty() || !o.q_k.empty() || !o.m_v.empty() || !o.q_v.empty()))
+    throw InputError("--m-k, --q-k, --m-v, --q-v are used by --mode population or --init overlaps only");
   if (!population) {
     try {
       eopt.init = slr::mc::parse_init(o.init);
     } catch (const std::exception& e) {
       throw InputError(std::string("--init: ") + e.what());
     }
-    lambdas = parse_sweep(o.lambda, "lambda", nonneg);
-    alphas = parse_sweep(o.alpha, "alpha", positive);
-    if (o.max_iter < 1) throw InputError("--max-iter must be >= 1");
-    if (!(o.gtol >= 0) || !(o.ftol >= 0)) throw InputError("--gtol and --ftol must be >= 0");
-    if (!std::isfinite(o.c0)) throw InputError("--c0 must be finite");
-    for (double a : alphas) {
-      check_sizes(std::round(a * o.D), Lmax, o.D, "--alpha " + fmt(a));  // before lround to int
-      if (std::lround(a * o.D) < 1) throw InputError("alpha * D must be >= 1");
-    }
-    if (eopt.init == slr::mc::Init::Overlaps) {  // start from prescribed overlaps (single values)
+    lambdas = parse_sweep(o.lambda, "lambda", scale);
+    SweepRules arule = positive_rule();
+    arule.min = kSlrMinAlpha;
+    arule.min_inclusive = true;
+    arule.max = kSlrMaxAlpha;
+    alphas = parse_sweep(o.alpha, "alpha", arule);
+    if (o.max_iter < 1 || o.max_iter > 1000000) throw InputError("--max-iter must be in [1, 1e6]");
+    if (!(o.gtol >= 0 && o.gtol <= 1) || !(o.ftol >= 0 && o.ftol <= 1))
+      throw InputError("--gtol and --ftol must be in [0, 1]");
+    if (o.c0_option && o.c0_option->count() > 0 && !(o.c0 >= 0 && o.c0 <= kMaxC0))
+      throw InputError("--c0 must be in [0, 100]");
+    for (double a : alphas)
+      for (int D : Ds) {
+        const double N = std::round(a * D);
+        if (!(N <= 2147483647.0))
+          throw InputError("--alpha " + fmt(a) + ", --D " + std::to_string(D) + ": N = alpha D = " +
+                           fmt(N) + " samples, above 2^31 - 1");
+        check_tokens(std::max(1.0, N), Lmax, D, "--alpha " + fmt(a) + ", --D " + std::to_string(D) + " (training set)");
+      }
+    if (eopt.init == Init::Overlaps) {  // start from prescribed overlaps (single values)
       if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
         throw InputError("--init overlaps needs --m-k, --q-k, --m-v and --q-v");
-      SweepRules any;
-      const auto a = parse_sweep(o.m_k, "m-k", any), b = parse_sweep(o.q_k, "q-k", any),
-                 c = parse_sweep(o.m_v, "m-v", any), d = parse_sweep(o.q_v, "q-v", any);
+      const auto a = parse_sweep(o.m_k, "m-k", mrule), b = parse_sweep(o.q_k, "q-k", qrule),
+                 c = parse_sweep(o.m_v, "m-v", mrule), d = parse_sweep(o.q_v, "q-v", qrule);
       if (a.size() != 1 || b.size() != 1 || c.size() != 1 || d.size() != 1)
         throw InputError("--init overlaps takes one value each of --m-k, --q-k, --m-v, --q-v");
       if (b[0] < a[0] * a[0] || d[0] < c[0] * c[0])
@@ -138,11 +219,10 @@ void run_mc_slr(const McSlrCli& o) {
   } else {
     if (o.m_k.empty() || o.q_k.empty() || o.m_v.empty() || o.q_v.empty())
       throw InputError("--mode population needs --m-k, --q-k, --m-v and --q-v");
-    SweepRules any;
-    mks = parse_sweep(o.m_k, "m-k", any);
-    qks = parse_sweep(o.q_k, "q-k", nonneg);
-    mvs = parse_sweep(o.m_v, "m-v", any);
-    qvs = parse_sweep(o.q_v, "q-v", nonneg);
+    mks = parse_sweep(o.m_k, "m-k", mrule);
+    qks = parse_sweep(o.q_k, "q-k", qrule);
+    mvs = parse_sweep(o.m_v, "m-v", mrule);
+    qvs = parse_sweep(o.q_v, "q-v", qrule);
     for (double a : mks)
       for (double q : qks)
         if (q < a * a) throw InputError("population mode needs q_k >= m_k^2 for every pair");
@@ -150,6 +230,7 @@ void run_mc_slr(const McSlrCli& o) {
       for (double q : qvs)
         if (q < a * a) throw InputError("population mode needs q_v >= m_v^2 for every pair");
   }
+  check_tokens(double(o.n_test), Lmax, Dmax, "--n-test " + std::to_string(o.n_test) + " (test set, streamed)");
   for (const auto& law : laws)
     for (double nu : nus) {
       SimSetting s = base;
@@ -162,272 +243,242 @@ void run_mc_slr(const McSlrCli& o) {
       }
     }
 
-  const std::vector<std::string> stats{"m_k",        "q_k",         "m_v",     "q_v",
-                                       "kv_star",    "vk_star",     "kv",      "train_error",
-                                       "train_loss", "test_error",  "bayes_error"};
-  std::vector<std::string> cols{"source", "mode",  "task",      "L",      "nu",    "lambda",
-                                "delta",  "activation", "erf_b", "init", "alpha", "D",
-                                "N",      "seed_index", "seeds"};
-  if (population) cols.insert(cols.end(), {"m_k_in", "q_k_in", "m_v_in", "q_v_in"});
-  std::vector<std::string> all_stats = stats;
-  const bool probe = !population && o.restarts > 1;
-  if (probe) all_stats.insert(all_stats.end(), {"q_k_aa", "q_k_ab", "q_v_aa", "q_v_ab", "loss_spread", "init_lowest"});
-  for (const auto& s : all_stats) {
-    cols.push_back(s);
-    cols.push_back(s + "_se");
-  }
-  cols.insert(cols.end(), {"converged", "iterations", "seconds"});
-  CsvTable table(cols);
-  table.setting("model", "SLR direct simulation (docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6): feature-space sampling");
-  table.setting("columns",
-                "means over seeds with standard errors (_se); seed_index=all for the mean row; "
-                "train_error = training MSE incl. Delta; train_loss = (S13)/N; test_error = test "
-                "MSE - Delta on n_test fresh samples; bayes_error = Bayes predictor (S9) on the "
-                "same samples; converged = seeds where L-BFGS met a tolerance; population mode: "
-                "test_error_se and bayes_error_se pooled over all test samples");
-  table.setting("optimiser", population ? "none (population mode)"
-                                        : "ceres GradientProblemSolver LBFGS, gtol=" + fmt(o.gtol) +
-                                              " ftol=" + fmt(o.ftol) +
-                                              " max_iter=" + std::to_string(o.max_iter));
-  table.setting("n_test", std::to_string(o.n_test));
-  if (probe)
-    table.setting("restarts",
-                  std::to_string(o.restarts) + " minimisations of each training set (the first from "
-                  "--init, the others from random starts); q_k_aa, q_v_aa = mean self-overlap of "
-                  "the minima, q_k_ab, q_v_ab = mean overlap k_a.k_b/D, v_a.v_b/D over pairs of "
-                  "minima, loss_spread = max - min training loss (S13)/N; one minimum "
-                  "(replica symmetry) gives q_ab = q_aa, several (broken symmetry) q_ab < q_aa; "
-                  "init_lowest = share of seeds whose --init minimum had the lowest loss; "
-                  "reported minimiser (overlaps, errors, train_loss): " +
-                      std::string(o.keep == "lowest" ? "the lowest-loss one of all starts (--keep lowest)"
-                                                     : "the one from --init (--keep first)"));
-  table.setting("seed", std::to_string(o.seed));
-
-  auto emit = [&](const SimSetting& s, double lambda, double alpha, const Summary& S,
-                  const std::vector<double>& in) {
-    auto common = [&](const std::string& idx, int nseeds) {
-      std::vector<std::string> row{"mc",
-                                   o.mode,
-                                   slr::to_string(s.task),
-                                   join_lengths(s.lengths),
-                                   fmt(s.nu),
-                                   population ? "" : fmt(lambda),
-                                   fmt(s.delta),
-                                   slr::to_string(s.activation),
-                                   fmt(s.erf_b),
-                                   population ? "" : slr::mc::to_string(eopt.init),
-                                   population ? "" : fmt(alpha),
-                                   std::to_string(o.D),
-                                   population ? std::to_string(o.n_test)
-                                              : std::to_string(std::lround(alpha * o.D)),
-                                   idx,
-                                   std::to_string(nseeds)};
-      for (double x : in) row.push_back(fmt(x));
-      return row;
-    };
-    auto row = common("all", S.seeds);
-    std::vector<const Estimate*> st = {&S.m_k,        &S.q_k,     &S.m_v,      &S.q_v,
-                                      &S.kv_star,    &S.vk_star, &S.kv,       &S.train_mse,
-                                      &S.train_loss, &S.e_test,  &S.e_bayes};
-    if (probe)
-      st.insert(st.end(), {&S.q_k_aa, &S.q_k_ab, &S.q_v_aa, &S.q_v_ab, &S.loss_spread, &S.init_lowest});
-    for (const auto* x : st) {
-      row.push_back(fmt(x->mean));
-      // population mode: pooled standard errors of the two risks (i.i.d. test samples)
-      if (population && x == &S.e_test)
-        row.push_back(fmt(S.e_test_pooled_se));
-      else if (population && x == &S.e_bayes)
-        row.push_back(fmt(S.e_bayes_pooled_se));
-      else
-        row.push_back(fmt(x->se));
-    }
-    row.push_back(std::to_string(S.converged));
-    row.push_back(fmt(S.iterations.mean));
-    row.push_back(fmt(S.seconds.mean));
-    table.add_row(row);
-    if (o.per_seed)
-      for (std::size_t i = 0; i < S.per_seed.size(); ++i) {
-        const auto& r = S.per_seed[i];
-        auto pr = common(std::to_string(i), 1);
-        std::vector<double> vals{r.m_k, r.q_k, r.m_v, r.q_v, r.kv_star, r.vk_star, r.kv,
-                                 r.train_mse, r.train_loss, r.e_test, r.e_bayes};
-        if (probe)
-          vals.insert(vals.end(), {r.q_k_aa, r.q_k_ab, r.q_v_aa, r.q_v_ab, r.loss_spread, r.init_lowest});
-        for (double x : vals) {
-          pr.push_back(fmt(x));
-          pr.push_back("");
-        }
-        pr.push_back(r.converged ? "1" : "0");
-        pr.push_back(std::to_string(r.iterations));
-        pr.push_back(fmt(r.seconds));
-        table.add_row(pr);
-      }
-  };
-
+  // ---- the points (chains), in the order of the table ----
+  std::vector<Point> points;
   for (const auto& a : acts)
     for (const auto& law : laws)
       for (double nu : nus)
         for (double delta : deltas) {
-          SimSetting s = base;
-          s.lengths = law;
-          s.activation = slr::parse_activation(a);
-          s.nu = nu;
-          s.delta = delta;
-          s.erf_b = o.erf_b;
+          Point p;
+          p.set = base;
+          p.set.lengths = law;
+          p.set.activation = slr::parse_activation(a);
+          p.set.nu = nu;
+          p.set.delta = delta;
+          p.set.erf_b = o.erf_b;
           if (population) {
             for (double mk : mks)
               for (double qk : qks)
                 for (double mv : mvs)
                   for (double qv : qvs) {
-                    const Summary S = slr::mc::run_population(
-                        s, o.D, mk, qk, mv, qv, o.n_test, o.seeds, o.seed);
-                    emit(s, 0, 0, S, {mk, qk, mv, qv});
+                    p.mk = mk, p.qk = qk, p.mv = mv, p.qv = qv;
+                    points.push_back(p);
                   }
           } else {
             for (double lambda : lambdas)
               for (double alpha : alphas) {
-                slr::mc::ErmOptions e = eopt;
-                e.lambda = lambda;
-                const Summary S =
-                    slr::mc::run_erm(s, o.D, alpha, e, o.seeds, o.seed);
-                emit(s, lambda, alpha, S, {});
+                p.lambda = lambda;
+                p.alpha = alpha;
+                points.push_back(p);
               }
           }
         }
-  write_table(table, o.out, o.plot, mc_slr_hints());
-}
+  checked_count({double(points.size()), double(Ds.size()), double(o.seeds)}, 1e8,
+                "points x sizes x seeds");
 
+  // ---- memory: the largest seed, times the seeds that run at once (one per thread) ----
+  {
+    const double amax = population ? 0.0 : *std::max_element(alphas.begin(), alphas.end());
+    const double per_seed = seed_bytes(std::round(amax * Dmax), Lmax, Dmax, o.n_test, o.restarts, population);
+    const int threads = o.run.threads > 0 ? o.run.threads : omp_get_max_threads();
+    const double at_once =
+        std::min<double>(std::max(1, threads), double(points.size()) * Ds.size() * o.seeds);
+    const double total = per_seed * at_once, limit = simulation_memory_limit_bytes();
+    if (!(total <= limit))
+      throw InputError("mc slr: the largest seed (D = " + std::to_string(Dmax) + ", L = " +
+                       std::to_string(Lmax) + (population ? "" : ", alpha = " + fmt(amax)) +
+                       ") needs about " + bytes_text(per_seed) + ", " + fmt(at_once) +
+                       " seeds at once: " + bytes_text(total) + ", above the memory bound " +
+                       bytes_text(limit) + " (half the physical memory, at most 16 GB); use a smaller --D, --alpha, --L or --threads");
+  }
 
-struct ValidateSlrCli {
-  bool quick = false;
-  std::string mode;  // empty: built-in cases; erm | population: one case from the flags
-  std::string task = "spiked", L = "2", L_dist, activation = "softmax", init = "random";
-  double nu = 2.0, lambda = 0.1, delta = 0.0, alpha = 2.0, erf_b = 0.0;
-  double m_k = 1.0, q_k = 1.5, m_v = 0.8, q_v = 0.9;
-  int D = 0, seeds = 0, n_test = 0, points = 4096, replicates = 8;
-  unsigned long long seed = 1;
-  std::string out;
-  TablePlot plot;
-};
-
-void run_validate_slr(const ValidateSlrCli& o) {
-  std::vector<slr::mc::ValidationCase> cases;
-  if (o.mode.empty()) {
-    cases = slr::mc::builtin_slr_cases(o.quick);
-  } else {
-    slr::mc::ValidationCase c;
-    try {
-      c.set.task = slr::parse_task(o.task);
-      c.set.activation = slr::parse_activation(o.activation);
-    } catch (const std::exception& e) {
-      throw InputError(e.what());
+  // ---- the table ----
+  std::vector<Stat> stats = base_stats();
+  const bool probe = !population && o.restarts > 1;
+  if (probe) stats.insert(stats.end(), probe_stats().begin(), probe_stats().end());
+  std::vector<std::string> cols{"source", "mode",  "task",      "L",      "nu",    "lambda",
+                                "delta",  "activation", "erf_b", "init", "alpha", "D",
+                                "N",      "seed_index", "seeds"};
+  if (population) cols.insert(cols.end(), {"m_k_in", "q_k_in", "m_v_in", "q_v_in"});
+  for (const auto& s : stats) {
+    cols.push_back(s.name);
+    cols.push_back(std::string(s.name) + "_se");
+  }
+  cols.insert(cols.end(), {"converged", "iterations", "seconds"});
+  if (o.extrapolate)
+    for (const auto& s : stats) {
+      cols.push_back(std::string(s.name) + "_fit");
+      cols.push_back(std::string(s.name) + "_fit_p");
     }
-    const auto laws = parse_length_laws(o.L, o.L_dist, kMaxL);
-    if (laws.size() != 1) throw InputError("--L: one case takes one length (a law: --L-dist)");
-    c.set.lengths = laws.front();
-    c.set.nu = o.nu;
-    c.set.delta = o.delta;
-    c.set.erf_b = o.erf_b;
-    try {
-      slr::mc::check_setting(c.set);
-    } catch (const std::exception& e) {
-      throw InputError(e.what());
-    }
-    if (o.mode == "population") {
-      c.kind = slr::mc::CaseKind::Population;
-      if (!(o.q_k >= o.m_k * o.m_k) || !(o.q_v >= o.m_v * o.m_v))
-        throw InputError("population case needs q_k >= m_k^2 and q_v >= m_v^2");
-      c.m_k = o.m_k;
-      c.q_k = o.q_k;
-      c.m_v = o.m_v;
-      c.q_v = o.q_v;
-      c.D = o.D > 0 ? o.D : 48;
-      c.seeds = o.seeds > 0 ? o.seeds : 16;
-      c.n_test = o.n_test > 0 ? o.n_test : 50000;
-      c.allowance_reason = "none: (S6) is exact at any D";
-      c.name = "population";
-    } else if (o.mode == "erm") {
-      c.kind = slr::mc::CaseKind::Erm;
-      for (int L : c.set.lengths)
-        if (L > slr::replica::kMaxL)
-          throw InputError("erm validation: the replica theory covers L <= " +
-                           std::to_string(slr::replica::kMaxL));
-      if (c.set.activation != slr::Activation::Softmax &&
-          c.set.activation != slr::Activation::Linear)
-        throw InputError("erm validation: the replica theory covers softmax and linear only");
-      if (!(o.alpha > 0) || !std::isfinite(o.alpha)) throw InputError("--alpha must be > 0");
-      if (!(o.lambda >= 0) || !std::isfinite(o.lambda)) throw InputError("--lambda must be >= 0");
-      try {
-        c.init = slr::mc::parse_init(o.init);
-      } catch (const std::exception& e) {
-        throw InputError(e.what());
+  GridJob job;
+  job.columns = cols;
+  job.plot = mc_slr_hints();
+  auto setting = [&](const std::string& k, const std::string& v) { job.settings.emplace_back(k, v); };
+  setting("model", "SLR direct simulation (docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6): feature-space sampling");
+  setting("columns",
+          "means over seeds with standard errors (_se); seed_index=all for the mean row; "
+          "train_error = training MSE incl. Delta; train_loss = (S13)/N; test_error = test "
+          "MSE - Delta on n_test fresh samples; bayes_error = Bayes predictor (S9) on the "
+          "same samples; converged = seeds where L-BFGS met a tolerance; population mode: "
+          "test_error_se and bayes_error_se pooled over all test samples");
+  setting("optimiser", population ? "none (population mode)"
+                                  : "ceres GradientProblemSolver LBFGS, gtol=" + fmt(o.gtol) +
+                                        " ftol=" + fmt(o.ftol) + " max_iter=" + std::to_string(o.max_iter));
+  setting("n_test", std::to_string(o.n_test));
+  if (probe)
+    setting("restarts",
+            std::to_string(o.restarts) + " minimisations of each training set (the first from "
+            "--init, the others from random starts); q_k_aa, q_v_aa = mean self-overlap of "
+            "the minima, q_k_ab, q_v_ab = mean overlap k_a.k_b/D, v_a.v_b/D over pairs of "
+            "minima, loss_spread = max - min training loss (S13)/N; one minimum "
+            "(replica symmetry) gives q_ab = q_aa, several (broken symmetry) q_ab < q_aa; "
+            "init_lowest = share of seeds whose --init minimum had the lowest loss; "
+            "reported minimiser (overlaps, errors, train_loss): " +
+                std::string(o.keep == "lowest" ? "the lowest-loss one of all starts (--keep lowest)"
+                                               : "the one from --init (--keep first)"));
+  if (o.extrapolate)
+    setting("extrapolate",
+            "D = inf rows: each mean fitted as a + b D^-p over the --D rows by weighted least "
+            "squares (weights 1/se^2), value a, se from the fit's covariance; p = 1 unless the "
+            "chi-square goodness-of-fit test rejects it at 5%, then the p in {2/3, 1/2} with the "
+            "smallest chi^2; se times sqrt(chi^2/dof) when that exceeds 1 (mc/slr_extrapolate.hpp); "
+            "<q>_fit = the exponent p, <q>_fit_p = the fit's goodness-of-fit p-value; converged = "
+            "seeds converged over all sizes, iterations = their mean");
+  setting("seed", std::to_string(o.seed));
+  // Everything else that changes the numbers, for the cache (tools/runner.hpp --cache).
+  setting("run", "D=" + o.D + " seeds=" + std::to_string(o.seeds) + " init=" + o.init +
+                     " c0=" + fmt(o.c0) + " restarts=" + std::to_string(o.restarts) + " keep=" +
+                     o.keep + " per_seed=" + std::to_string(o.per_seed) +
+                     (population ? " mode=population" : " mode=erm"));
+
+  for (const auto& p : points)
+    job.chains.push_back(
+        {"task=" + slr::to_string(p.set.task) + ";L=" + join_lengths(p.set.lengths) + ";nu=" +
+             fmt(p.set.nu) + ";delta=" + fmt(p.set.delta) + ";act=" + slr::to_string(p.set.activation) +
+             ";lambda=" + fmt(p.lambda) + ";alpha=" + fmt(p.alpha) + ";m=" + fmt(p.mk) + "," +
+             fmt(p.qk) + "," + fmt(p.mv) + "," + fmt(p.qv),
+         Ds.size() * (1 + (o.per_seed ? static_cast<std::size_t>(o.seeds) : 0)) +
+             (o.extrapolate ? 1 : 0)});
+
+  const std::size_t first_output = population ? 19 : 15;
+  // Seeds of the run as tasks (the runner's chains x sizes x seeds): when they fill the cores, a
+  // seed draws its data and test sets in one pass (the same samples; no extra pass).
+  if (o.run.threads > 0 && o.run.threads <= kMaxThreads) omp_set_num_threads(o.run.threads);
+  const bool split_seed =
+      slr::mc::seeds_leave_cores_idle(double(points.size()) * Ds.size() * o.seeds);
+  job.run_chain = [=](std::size_t c) {
+    const Point& p = points[c];
+    const std::size_t nD = Ds.size(), S = static_cast<std::size_t>(o.seeds);
+    // Every (size, seed) of the point as tasks of the one thread team.
+    std::vector<std::vector<SeedResult>> res(nD, std::vector<SeedResult>(S));
+    slr::mc::ErmOptions e = eopt;
+    e.lambda = p.lambda;
+    e.split_seed = split_seed;
+    parallel_for(nD * S, [&](std::size_t i) {
+      const int D = Ds[i / S];
+      const std::uint64_t idx = i % S;
+      res[i / S][idx] = population ? slr::mc::run_population_seed(p.set, D, p.mk, p.qk, p.mv, p.qv,
+                                                                   o.n_test, o.seed, idx, split_seed)
+                                   : slr::mc::run_erm_seed(p.set, D, p.alpha, e, o.seed, idx);
+    });
+    auto common = [&](const std::string& D, const std::string& N, const std::string& idx, int nseeds) {
+      std::vector<std::string> row{"mc",
+                                   o.mode,
+                                   slr::to_string(p.set.task),
+                                   join_lengths(p.set.lengths),
+                                   fmt(p.set.nu),
+                                   population ? "" : fmt(p.lambda),
+                                   fmt(p.set.delta),
+                                   slr::to_string(p.set.activation),
+                                   fmt(p.set.erf_b),
+                                   population ? "" : slr::mc::to_string(eopt.init),
+                                   population ? "" : fmt(p.alpha),
+                                   D,
+                                   N,
+                                   idx,
+                                   std::to_string(nseeds)};
+      if (population)
+        for (double x : {p.mk, p.qk, p.mv, p.qv}) row.push_back(fmt(x));
+      return row;
+    };
+    auto fit_blanks = [&](std::vector<std::string>& row) {
+      if (o.extrapolate) row.insert(row.end(), 2 * stats.size(), "");
+    };
+    std::vector<std::vector<std::string>> rows;
+    std::vector<Summary> sums;
+    for (std::size_t d = 0; d < nD; ++d) {
+      const int D = Ds[d];
+      sums.push_back(slr::mc::summarize_seeds(res[d]));
+      const Summary& Sm = sums.back();
+      const std::string N = population ? std::to_string(o.n_test)
+                                       : std::to_string(std::max(1L, std::lround(p.alpha * D)));
+      auto row = common(std::to_string(D), N, "all", Sm.seeds);
+      for (const auto& st : stats) {
+        const Estimate& x = Sm.*(st.summary);
+        row.push_back(fmt(x.mean));
+        // population mode: pooled standard errors of the two risks (i.i.d. test samples)
+        if (population && st.summary == &Summary::e_test)
+          row.push_back(fmt(Sm.e_test_pooled_se));
+        else if (population && st.summary == &Summary::e_bayes)
+          row.push_back(fmt(Sm.e_bayes_pooled_se));
+        else
+          row.push_back(fmt(x.se));
       }
-      c.lambda = o.lambda;
-      c.alpha = o.alpha;
-      c.D = o.D > 0 ? o.D : 400;
-      c.seeds = o.seeds > 0 ? o.seeds : 16;
-      c.n_test = o.n_test > 0 ? o.n_test : 20000;
-      if (o.points < 16 || o.replicates < 2 || o.points > (1 << 22) || o.replicates > 64)
-        throw InputError("--points in [16, 4194304], --replicates in [2, 64]");
-      c.replica_points = o.points;
-      c.replica_replicates = o.replicates;
-      c.allowance = 1.0 / c.D;
-      c.allowance_reason = "1/D finite-size bias (+ replica stall residual)";
-      c.name = "erm";
-    } else {
-      throw InputError("--mode must be erm or population (or absent for the built-in cases)");
+      row.push_back(std::to_string(Sm.converged));
+      row.push_back(fmt(Sm.iterations.mean));
+      row.push_back(fmt(Sm.seconds.mean));
+      fit_blanks(row);
+      require_finite(row, job.columns, first_output, "mc slr");
+      rows.push_back(row);
+      if (o.per_seed)
+        for (std::size_t i = 0; i < Sm.per_seed.size(); ++i) {
+          const SeedResult& r = Sm.per_seed[i];
+          auto pr = common(std::to_string(D), N, std::to_string(i), 1);
+          for (const auto& st : stats) {
+            pr.push_back(fmt(r.*(st.seed)));
+            pr.push_back("");
+          }
+          pr.push_back(r.converged ? "1" : "0");
+          pr.push_back(std::to_string(r.iterations));
+          pr.push_back(fmt(r.seconds));
+          fit_blanks(pr);
+          require_finite(pr, job.columns, first_output, "mc slr");
+          rows.push_back(pr);
+        }
     }
-    if (c.D < 4 || c.seeds < 2 || c.n_test < 1) throw InputError("need D >= 4, seeds >= 2");
-    if (c.D > kMaxD || c.seeds > 100000) throw InputError("need D <= 1e7, seeds <= 100000");
-    int Lmax = 1;
-    for (int L : c.set.lengths) Lmax = std::max(Lmax, L);
-    check_sizes(double(c.n_test), Lmax, c.D, "--n-test");
-    if (c.kind == slr::mc::CaseKind::Erm) check_sizes(std::round(c.alpha * c.D), Lmax, c.D, "--alpha");
-    cases.push_back(c);
-  }
-  const auto rows = slr::mc::run_slr_validation(cases, o.seed);
-
-  CsvTable table({"case", "kind", "task", "L", "nu", "lambda", "delta", "activation", "erf_b",
-                  "alpha", "init", "D", "seeds", "quantity", "source", "value", "se", "z",
-                  "allowance", "verdict", "note"});
-  table.setting("model", "SLR theory (population (S7), Bayes (S9), replica §4) against direct "
-                         "simulation (docs/equations/slr_replica.md §6)");
-  table.setting("verdict", "pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_theory^2) + allowance; "
-                           "known_gap = documented disagreement (docs/mc_slr.md); rs_unstable = a "
-                           "disagreement where the replica fixed point is locally unstable "
-                           "(replicon eigenvalue > 1 + 2 s.e.: replica symmetry broken); neither "
-                           "counted as FAIL");
-  table.setting("cases", o.mode.empty() ? (o.quick ? "built-in quick" : "built-in full") : o.mode);
-  table.setting("seed", std::to_string(o.seed));
-  int fails = 0, gaps = 0, passes = 0, unstable = 0;
-  for (const auto& r : rows) {
-    const slr::mc::ValidationCase* c = nullptr;
-    for (const auto& x : cases)
-      if (x.name == r.case_name) c = &x;
-    const bool erm = c->kind == slr::mc::CaseKind::Erm;
-    if (r.source == "mc") {
-      if (r.verdict == "pass") ++passes;
-      else if (r.verdict == "known_gap") ++gaps;
-      else if (r.verdict == "rs_unstable") ++unstable;
-      else ++fails;
+    if (o.extrapolate) {  // the D = inf row
+      auto row = common("inf", "inf", "all", o.seeds);
+      std::vector<std::string> fits;
+      int converged = 0;
+      double iterations = 0, seconds = 0;
+      for (const auto& st : stats) {
+        std::vector<slr::mc::SizePoint> pts;
+        for (std::size_t d = 0; d < nD; ++d) {
+          const Estimate& x = sums[d].*(st.summary);
+          pts.push_back({double(Ds[d]), x.mean, x.se});
+        }
+        const slr::mc::Extrapolation ex = slr::mc::extrapolate(pts);
+        row.push_back(fmt(ex.value));
+        row.push_back(fmt(ex.se));
+        fits.push_back(slr::mc::exponent_text(ex.exponent));
+        fits.push_back(ex.dof > 0 && ex.weighted ? fmt(ex.p_value) : "");
+      }
+      for (const auto& Sm : sums) {
+        converged += Sm.converged;
+        iterations += Sm.iterations.mean / nD;
+        seconds += Sm.seconds.mean * Sm.seeds;
+      }
+      row.push_back(std::to_string(converged));
+      row.push_back(fmt(iterations));
+      row.push_back(fmt(seconds));
+      row.insert(row.end(), fits.begin(), fits.end());
+      require_finite(row, job.columns, first_output, "mc slr");
+      rows.push_back(row);
     }
-    table.add_row({r.case_name, r.kind, slr::to_string(c->set.task), join_lengths(c->set.lengths),
-                   fmt(c->set.nu), erm ? fmt(c->lambda) : "", fmt(c->set.delta),
-                   slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
-                   erm ? slr::mc::to_string(c->init) : "", std::to_string(c->D),
-                   std::to_string(c->seeds), r.quantity, r.source, fmt(r.value), fmt(r.se),
-                   r.source == "mc" && std::isfinite(r.z) ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
-                   r.verdict, r.note});
-  }
-  for (const auto& c : cases)
-    table.setting("allowance " + c.name, fmt(c.allowance) + " (" + c.allowance_reason + ")");
-  table.setting("summary", std::to_string(passes) + " pass, " + std::to_string(gaps) +
-                               " known_gap, " + std::to_string(unstable) + " rs_unstable, " +
-                               std::to_string(fails) + " FAIL");
-  write_table(table, o.out, o.plot, mc_slr_hints());
-  if (fails > 0)
-    throw std::runtime_error("validate slr: " + std::to_string(fails) +
-                             " comparison(s) disagree beyond 4 s.e. + allowance");
+    return rows;
+  };
+  run_grid(job, o.run);
+  check_stdout_written(o.run.out);
 }
 
 }  // namespace
@@ -439,86 +490,62 @@ void register_mc_slr(CLI::App& mc) {
   sub->add_option("--mode", o->mode, "erm (train by L-BFGS) or population (fixed overlaps)")
       ->capture_default_str();
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
-  sub->add_option("--L", o->L, "Sequence length (sweepable: one fixed length per value)")
+  sub->add_option("--L", o->L, "Sequence length in [1, 1e6] (sweepable: one fixed length per value)")
       ->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,
                   "Variable length: a set (e.g. 1,2,3 or 1:3:3), L uniform on it per sample; "
                   "excludes --L");
-  sub->add_option("--nu", o->nu, "Signal strength nu >= 0 (inf allowed for max; sweepable)")
+  sub->add_option("--nu", o->nu, "Signal strength nu in [0, 1e3] (inf allowed for max; sweepable)")
       ->capture_default_str();
-  sub->add_option("--lambda", o->lambda, "Ridge lambda >= 0 of (S13) (sweepable)")
+  sub->add_option("--lambda", o->lambda, "Ridge lambda in [0, 1e4] of (S13) (sweepable)")
       ->capture_default_str();
-  sub->add_option("--delta", o->delta, "Noise variance Delta >= 0 (sweepable)")
+  sub->add_option("--delta", o->delta, "Noise variance Delta in [0, 1e4] (sweepable)")
       ->capture_default_str();
-  sub->add_option("--alpha", o->alpha, "Sample ratio N/D > 0 (sweepable)")->capture_default_str();
-  sub->add_option("--D", o->D, "Embedding dimension")->capture_default_str();
-  sub->add_option("--seeds", o->seeds, "Number of independent seeds (teacher + data)")
+  sub->add_option("--alpha", o->alpha, "Sample ratio in [1e-3, 1e4] (sweepable); N = max(1, round(alpha D))")->capture_default_str();
+  sub->add_option("--D", o->D,
+                  "Embedding dimension(s) in [4, 1e7] (a list: one row per size; the sizes of one "
+                  "point run together)")
       ->capture_default_str();
-  sub->add_option("--seed", o->seed, "Base seed; seed i uses the streams (seed, i, purpose)")
+  sub->add_flag("--extrapolate", o->extrapolate,
+                "Add a D = inf row per point: every mean fitted as a + b D^-p over the --D rows "
+                "(p = 1, or 2/3 or 1/2 when a goodness-of-fit test rejects 1/D; docs/mc_slr.md)");
+  sub->add_option("--seeds", o->seeds, "Number of independent seeds (teacher + data) in [1, 1e5]")
       ->capture_default_str();
+  add_seed_option(sub, o->seed, "Base seed (an integer in [0, 2^64)); seed i uses the streams (seed, i, purpose)");
   sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
       ->capture_default_str();
-  sub->add_option("--erf-b", o->erf_b, "Offset b of the erf activation")->capture_default_str();
+  sub->add_option("--erf-b", o->erf_b, "Offset b of the erf activation, |b| <= 1e3")->capture_default_str();
   sub->add_option("--init", o->init,
-                  "informed (k = c0 k*, v = v*) or random (entries N(0, 0.01))")
+                  "informed (k = c0 k*, v = v*), random (entries N(0, 0.01)) or overlaps (--m-k ... values)")
       ->capture_default_str();
-  sub->add_option("--c0", o->c0,
-                  "Informed key scale (default: sqrt(nu) spiked / min(nu,3) max for softmax and "
-                  "softplus, 0.5 for linear and erf)");
-  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed")->capture_default_str();
-  sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations")->capture_default_str();
-  sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|)")
+  o->c0_option = sub->add_option(
+      "--c0", o->c0,
+      "Informed key scale in [0, 100] (default: sqrt(nu) spiked / min(nu,3) max for softmax and "
+      "softplus, 0.5 for linear and erf)");
+  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed (n_test L D <= 1e9)")->capture_default_str();
+  sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations in [1, 1e6]")->capture_default_str();
+  sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|) in [0, 1]")
       ->capture_default_str();
-  sub->add_option("--ftol", o->ftol, "L-BFGS relative function tolerance")->capture_default_str();
-  sub->add_option("--m-k", o->m_k, "Population mode: m_k (sweepable); --init overlaps: start m_k");
-  sub->add_option("--q-k", o->q_k, "Population mode: q_k >= m_k^2 (sweepable)");
-  sub->add_option("--m-v", o->m_v, "Population mode: m_v (sweepable)");
-  sub->add_option("--q-v", o->q_v, "Population mode: q_v >= m_v^2 (sweepable)");
+  sub->add_option("--ftol", o->ftol, "L-BFGS relative function tolerance in [0, 1]")->capture_default_str();
+  sub->add_option("--m-k", o->m_k, "Population mode: m_k in [-100, 100] (sweepable); --init overlaps: start m_k");
+  sub->add_option("--q-k", o->q_k, "Population mode: q_k in [m_k^2, 1e4] (sweepable)");
+  sub->add_option("--m-v", o->m_v, "Population mode: m_v in [-100, 100] (sweepable)");
+  sub->add_option("--q-v", o->q_v, "Population mode: q_v in [m_v^2, 1e4] (sweepable)");
   sub->add_flag("--per-seed", o->per_seed, "Also write one row per seed");
   sub->add_option("--restarts", o->restarts,
-                  "Landscape probe: minimise each training set from this many starts and report "
-                  "the overlaps between the minima (q_*_ab vs q_*_aa)")
+                  "Landscape probe: minimise each training set from this many starts (1..64) and "
+                  "report the overlaps between the minima (q_*_ab vs q_*_aa)")
       ->capture_default_str();
   sub->add_option("--keep", o->keep,
                   "With --restarts: report the minimiser from --init (first) or the one with the "
                   "lowest training loss of all starts (lowest)")
       ->capture_default_str();
-  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
-  add_plot_options(sub, o->plot);
+  add_run_options(sub, o->run);
+  sub->footer(
+      "Sizes are checked before anything is allocated: N L D and n_test L D at most 1e9 tokens per "
+      "seed, and the memory of the seeds that run at once (one per thread) at most half the "
+      "physical memory (16 GB at most).");
   sub->callback([o] { run_mc_slr(*o); });
-}
-
-void register_validate_slr(CLI::App& validate) {
-  auto o = std::make_shared<ValidateSlrCli>();
-  CLI::App* sub = validate.add_subcommand(
-      "slr", "SLR: population, Bayes and replica theory against direct simulation (docs/equations/slr_replica.md §6)");
-  sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
-  sub->add_option("--mode", o->mode, "One case from the flags: erm or population (default: built-in cases)");
-  sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
-  sub->add_option("--L", o->L, "Sequence length (one case: one value)")->capture_default_str();
-  sub->add_option("--L-dist", o->L_dist,
-                  "Variable length: a set of lengths drawn uniformly per sample; excludes --L");
-  sub->add_option("--nu", o->nu, "Signal strength")->capture_default_str();
-  sub->add_option("--lambda", o->lambda, "Ridge lambda (erm)")->capture_default_str();
-  sub->add_option("--delta", o->delta, "Noise variance")->capture_default_str();
-  sub->add_option("--alpha", o->alpha, "Sample ratio (erm)")->capture_default_str();
-  sub->add_option("--activation", o->activation, "softmax, linear (erm); also erf, softplus (population)")
-      ->capture_default_str();
-  sub->add_option("--erf-b", o->erf_b, "erf offset b")->capture_default_str();
-  sub->add_option("--init", o->init, "ERM start: random or informed")->capture_default_str();
-  sub->add_option("--m-k", o->m_k, "population: m_k")->capture_default_str();
-  sub->add_option("--q-k", o->q_k, "population: q_k")->capture_default_str();
-  sub->add_option("--m-v", o->m_v, "population: m_v")->capture_default_str();
-  sub->add_option("--q-v", o->q_v, "population: q_v")->capture_default_str();
-  sub->add_option("--D", o->D, "Dimension (default 400 erm, 48 population)");
-  sub->add_option("--seeds", o->seeds, "Seeds (default 16)");
-  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed");
-  sub->add_option("--points", o->points, "Replica QMC points per replicate")->capture_default_str();
-  sub->add_option("--replicates", o->replicates, "Replica QMC replicates")->capture_default_str();
-  sub->add_option("--seed", o->seed, "Base seed of the simulation")->capture_default_str();
-  sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
-  add_plot_options(sub, o->plot);
-  sub->callback([o] { run_validate_slr(*o); });
 }
 
 }  // namespace saddle

@@ -84,13 +84,14 @@ void run_attention(const AttentionCli& o) {
   const auto gammas = parse_sweep(o.gamma, "gamma", rmt_cli::gamma_rule());
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
   const auto acts = rmt_cli::activations(o.activation);
+  check_grid({cs.size(), gammas.size(), snrs.size(), acts.size()});
   const Eigen::Vector3d wk = rmt_cli::coordinates(o.wk, "wk"), wq = rmt_cli::coordinates(o.wq, "wq");
   // The rule has ~8 pieces of 2 x nodes points and the solver a few dense 3r x 3r steps per point
   // only for the spike (r = rule size): 2000 nodes per half-piece is far beyond convergence
   // (48 resolves every case to 1e-12) and still bounded in memory.
   if (o.nodes < 4 || o.nodes > 2000) throw InputError("--nodes must be in [4, 2000]");
   if (!(o.tol > 0.0) || !(o.tol < 1e-2)) throw InputError("--tol must be in (0, 1e-2)");
-  if (o.max_iter < 1) throw InputError("--max-iter must be >= 1");
+  if (o.max_iter < 1 || o.max_iter > 1000000) throw InputError("--max-iter must be in 1..1e6");
   std::vector<rmt::HermiteData> hd;
   for (const auto& a : acts) {
     hd.push_back(rmt::hermite_data(a));
@@ -117,6 +118,7 @@ void run_attention(const AttentionCli& o) {
                  "max(|F1|/delta_tilde, |F2|/(1+delta)); tol=" + fmt(o.tol)}};
   job.plot.y = {"error"};
   job.plot.references = {"error_ridge"};
+  job.sweep = swept_columns({{"c", cs.size()}, {"gamma", gammas.size()}, {"snr", snrs.size()}, {"activation", acts.size()}});
   job.plot.series = {"activation"};
   job.plot.log_axes = {"gamma"};
   struct Outer {
@@ -174,8 +176,10 @@ void run_ridge(const RidgeCli& o) {
       throw InputError("--gamma: value " + fmt(g) + " out of range (must be 0 or in [" +
                        fmt(rmt_cli::kMinGamma) + ", 1e10])");
   const auto snrs = parse_sweep(o.snr, "snr", rmt_cli::snr_rule());
+  check_grid({cs.size(), gammas.size(), snrs.size()});
   GridJob job;
   job.columns = {"c", "gamma", "snr", "m", "q", "error"};
+  job.sweep = swept_columns({{"c", cs.size()}, {"gamma", gammas.size()}, {"snr", snrs.size()}});
   job.settings = {{"model", "linear-regression baseline Phi = X, closed form (docs/equations/rmt.md §5 "
                             "(LR1)-(LR3)); gamma = 0: ridgeless limit (1-c)^+/(1+snr), m and q "
                             "are inf there for c <= 1"}};

@@ -36,6 +36,7 @@ void run_bayes(const BayesCli& o) {
   const auto deltas = parse_sweep(o.delta, "delta", rules.scale);
   const auto alphas = parse_sweep(o.alpha, "alpha", rules.alpha);
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
+  check_grid({laws.size(), nus.size(), deltas.size(), init_names.size(), alphas.size()});
   std::vector<BayesInit> inits;
   for (const auto& s : init_names)
     inits.push_back(s == "informed" ? BayesInit::Informed : BayesInit::Uninformed);
@@ -90,6 +91,8 @@ void run_bayes(const BayesCli& o) {
   job.columns = table.columns();
   job.settings = table.settings();
   job.plot.y = {"test_error"};
+  job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"delta", deltas.size()}, {"alpha", alphas.size()},
+                             {"init", init_names.size()}});
   job.plot.references = {"e_bayes"};
   job.plot.params = {"alpha", "nu", "L", "delta"};
   std::string alpha_key;

@@ -10,6 +10,7 @@
 #include "equations/slr_replica.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
+#include "tools/cmd_slr_rsb.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -30,6 +31,7 @@ struct ErmCli {
   SolverOptions solver;
   std::string method;
   RunOptions run;
+  ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/cmd_slr_rsb.cpp)
   ErmCli() {
     slr::ReplicaCurveOptions d;
     solver = d.solver;
@@ -70,6 +72,8 @@ void run_erm(const ErmCli& o) {
   const auto alphas = parse_sweep(o.alpha, "alpha", rules.alpha);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
   const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
+  check_grid({laws.size(), nus.size(), lambdas.size(), deltas.size(), acts.size(), init_names.size(),
+              alphas.size()});
   std::vector<ReplicaInit> inits;
   for (const auto& s : init_names)
     inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);
@@ -113,6 +117,12 @@ void run_erm(const ErmCli& o) {
             }
             settings.push_back(s);
           }
+
+  if (rsb_selected(o.rsb)) {  // --symmetry 1rsb: tools/cmd_slr_rsb.cpp
+    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, o.stall_accept,
+                        !o.no_retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
+    return;
+  }
 
   GridJob job;
   job.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
@@ -174,6 +184,8 @@ void run_erm(const ErmCli& o) {
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
   job.plot.y = {"test_error"};
+  job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"lambda", lambdas.size()}, {"delta", deltas.size()},
+                             {"alpha", alphas.size()}, {"activation", acts.size()}, {"init", init_names.size()}});
   job.plot.series = {"activation", "init"};
   job.plot.flag_column = "rs_stability";
   job.plot.flag_value = "unstable";
@@ -293,6 +305,7 @@ void register_slr_erm(CLI::App& slr) {
       ->group("Solver");
   add_run_options(sub, o->run);
   add_solver_options(sub, o->solver, o->method);
+  add_rsb_options(sub, o->rsb);
   sub->callback([o] { run_erm(*o); });
 }
 

@@ -16,6 +16,9 @@
 namespace saddle {
 namespace {
 
+// --m-k, --m-k-max: parsed up to here; the domain of each point is checked against the model's
+constexpr double kMaxMkInput = 1e50;
+
 struct PopulationCli {
   std::string task = "spiked", L = "2", L_dist, nu = "1:5:9",
               activation = "softmax,linear,erf,softplus", m_k, erf_b, dq_k = "0";
@@ -45,16 +48,13 @@ void run_population(const PopulationCli& o) {
   // the documented domain (equations/slr_population.hpp): bounded time and memory, stated accuracy
   for (double nu : nus) {
     if (std::isinf(nu) && any_spiked) throw InputError("--nu: inf is only allowed for --task max");
-    if (any_spiked && nu > kPopulationMaxNuSpiked)
-      throw InputError("--nu: " + fmt(nu) + " is above 150, the largest spiked-SLR nu computed to "
-                       "the stated accuracy (the risks ~e^{-nu/4} underflow beyond)");
-    if (any_max && std::isfinite(nu) && nu > kPopulationMaxNuMax)
-      throw InputError("--nu: " + fmt(nu) + " is above 100, the largest finite max-SLR nu (use "
-                       "--nu inf for the limit)");
+    if (std::isfinite(nu) && nu > kPopulationMaxNu)
+      throw InputError("--nu: " + fmt(nu) + " is above 1e3, the largest nu of the population "
+                       "formulas (max-SLR: or inf)");
   }
   SweepRules mk_rule;
   mk_rule.min = 0.0;
-  mk_rule.max = kPopulationMaxMk;
+  mk_rule.max = kMaxMkInput;
   const bool fix_m = !o.m_k.empty();
   const auto mks = fix_m ? parse_sweep(o.m_k, "m-k", mk_rule) : std::vector<double>{0.0};
   const bool fix_b = !o.erf_b.empty();
@@ -64,36 +64,12 @@ void run_population(const PopulationCli& o) {
   const auto bs = fix_b ? parse_sweep(o.erf_b, "erf-b", b_rule) : std::vector<double>{0.0};
   SweepRules dq_rule;
   dq_rule.min = 0.0;
-  dq_rule.max = kPopulationMaxQk;
+  dq_rule.max = kPopulationMaxQkLinear;
   const auto dqs = parse_sweep(o.dq_k, "dq-k", dq_rule);
-  if (!(o.m_k_max >= 0) || !(o.m_k_max <= kPopulationMaxMk))
-    throw InputError("--m-k-max: must be in [0, 200] (0: automatic)");
+  check_grid({task_names.size(), laws.size(), nus.size(), mks.size(), bs.size(), dqs.size()});
+  if (!(o.m_k_max >= 0) || !(o.m_k_max <= kMaxMkInput))
+    throw InputError("--m-k-max: must be in [0, 1e50] (0: automatic)");
   if (!(o.b_max > 0) || !(o.b_max <= kPopulationMaxErfB)) throw InputError("--b-max: must be in (0, 10]");
-  {
-    // q_k = m_k^2 + dq_k over the whole search must stay <= 1e5 (automatic m_k_max: max(10, 2 c_nu))
-    double m_top = 0.0, dq_top = 0.0;
-    for (double dq : dqs) dq_top = std::max(dq_top, dq);
-    if (fix_m) {
-      for (double m : mks) m_top = std::max(m_top, m);
-    } else if (o.m_k_max > 0) {
-      m_top = o.m_k_max;
-    } else {
-      m_top = 10.0;
-      for (const auto& tn : task_names)
-        for (double nu : nus)
-          if (std::isfinite(nu)) m_top = std::max(m_top, 2.0 * slr::c_nu(slr::parse_task(tn), nu));
-    }
-    if (any_spiked)
-      for (double nu : nus)
-        if (const double m_sp = (fix_m || o.m_k_max > 0) ? m_top
-                                                         : std::max(10.0, 2.0 * std::sqrt(nu));
-            std::isfinite(nu) && m_sp * std::sqrt(nu) > kPopulationMaxSpikedMean * (1 + 1e-12))
-          throw InputError("--m-k: spiked m_k sqrt(nu) reaches " + fmt(m_sp * std::sqrt(nu)) +
-                           ", above 300 (the eps* token's mean; the Laplace factors underflow)");
-    if (m_top * m_top + dq_top > kPopulationMaxQk)
-      throw InputError("--dq-k: q_k = m_k^2 + dq_k reaches " + fmt(m_top * m_top + dq_top) +
-                       ", above 1e5 (the key overlap domain)");
-  }
   if (!(o.refine >= 0.25) || !(o.refine <= 8)) throw InputError("--refine: must be in [0.25, 8]");
   if (o.mc_samples < 0 || o.mc_samples == 1 || o.mc_samples > 1000000000L)
     throw InputError("--mc-samples: must be 0 or in [2, 1e9]");
@@ -123,6 +99,26 @@ void run_population(const PopulationCli& o) {
               for (double dq : dqs)
                 points.push_back({parse_task(tn), law, nu, parse_activation(an), mk, b, dq});
 
+  // Every point's search must stay inside the domain of (task, activation, nu): its largest key
+  // overlap decides (q_k = m_k^2 + dq_k; the automatic m_k_max is capped by the domain).
+  for (const Point& p : points) {
+    PopulationSetting set;
+    set.task = p.task;
+    set.lengths = p.Ls;
+    set.nu = p.nu;
+    set.activation = p.act;
+    const double m_auto = std::min(std::isinf(p.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(p.task, p.nu)),
+                                   population_max_mk(set, p.dq));
+    const double m_top = fix_m ? p.m_k : o.m_k_max > 0 ? o.m_k_max : m_auto;
+    try {
+      check_population_domain(set, m_top, m_top * m_top + p.dq);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string(fix_m ? "--m-k" : o.m_k_max > 0 ? "--m-k-max" : "--dq-k") + ": " +
+                       e.what() + " (at --task " + to_string(p.task) + " --nu " + fmt(p.nu) +
+                       " --activation " + to_string(p.act) + "; see --help for the domain)");
+    }
+  }
+
   GridJob job;
   job.columns = {"task", "L", "nu", "activation", "m_k", "q_k", "m_v", "q_v", "risk", "bayes_risk",
                  "erf_b", "L_mean", "A", "B", "gap", "m_k_at_cap", "b_at_cap", "evaluations"};
@@ -141,6 +137,8 @@ void run_population(const PopulationCli& o) {
       {"accuracy", acc_desc.str()},
       {"L", o.L_dist.empty() ? "fixed" : "uniform on {" + o.L_dist + "}, one shared (k, v)"}};
   job.plot.y = {"risk"};
+  job.sweep = swept_columns({{"task", task_names.size()}, {"L", laws.size()}, {"nu", nus.size()}, {"activation", act_names.size()},
+                             {"m_k", mks.size()}, {"erf_b", bs.size()}});
   job.plot.references = {"bayes_risk"};
   job.plot.series = {"activation"};
   if (fix_m) job.plot.params = {"m_k", "nu", "L", "dq_k", "erf_b"};
@@ -216,7 +214,7 @@ void register_slr_population(CLI::App& slr) {
   o->L_dist_opt = sub->add_option("--L-dist", o->L_dist,
                   "Length drawn uniformly from this set (e.g. 1,2,3), one shared (k, v); excludes --L");
   sub->add_option("--nu", o->nu,
-                  "Signal strength nu >= 0 (sweepable): spiked <= 150, max-SLR <= 100 or inf")
+                  "Signal strength nu in [0, 1e3] (sweepable); max-SLR: or inf")
       ->capture_default_str();
   sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
       ->capture_default_str();

@@ -2,6 +2,8 @@
 #include "tools/model_command.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <mutex>
 #include <string>
 
 #include "tools/cli_common.hpp"
@@ -14,6 +16,12 @@ struct ModelCli {
   std::vector<std::string> values;  // sweep text per parameter, in card order
   SolverOptions solver;
   std::string method;
+  int stall_window = 0;
+  double stall_accept = 1e-2;
+  bool no_retry = false;
+  double target_se = 0.0;
+  int max_refine = 2;
+  bool refine_unstable = false;
   RunOptions run;
 };
 
@@ -28,12 +36,21 @@ SweepRules rules_of(const ParamDomain& d) {
 
 void run_model(const ModelEntry& e, const ModelCli& o) {
   const ModelCard& card = e.card;
+  const ModelHooks& hooks = e.hooks;
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
+  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
+  opt.stall_window = o.stall_window;
+  if (!(o.stall_accept > 0.0) || !std::isfinite(o.stall_accept))
+    throw InputError("--stall-accept: must be > 0");
+  if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
+    throw InputError("--target-se: must be >= 0 (0 = no refinement)");
+  if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
   // Parameters: the continuation one, and the others (their cartesian product = the chains).
   std::vector<double> cont;
   std::vector<std::vector<double>> other_axes;
   std::vector<std::string> other_names;
+  std::vector<std::string> swept;
   for (std::size_t i = 0; i < card.params.size(); ++i) {
     const ModelParam& p = card.params[i];
     const ParamDomain& d = p.domain;
@@ -41,6 +58,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     for (double x : v)
       if (!d.max_inclusive && x >= d.max)
         throw InputError("--" + p.name + ": must be < " + fmt(d.max) + " (got " + fmt(x) + ")");
+    if (v.size() > 1) swept.push_back(p.name);
     if (p.name == card.continuation)
       cont = v;
     else {
@@ -48,6 +66,9 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       other_names.push_back(p.name);
     }
   }
+  double points = static_cast<double>(cont.size());
+  for (const auto& a : other_axes) points *= static_cast<double>(a.size());
+  check_grid_points(points);
   const auto outer = cartesian(other_axes);
   auto values_of = [&](std::size_t c) {
     ParamValues pv;
@@ -55,14 +76,18 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     return pv;
   };
   // Probe the model once (first chain, first continuation value) for the names of its columns
-  // and its number of starts and replicates.
+  // and its number of starts and replicates; as the driver does, prepare_level(0) comes before
+  // any system() (solver/curve.hpp).
   const ParamValues pv0 = values_of(0);
   const std::unique_ptr<CurveModel> probe = e.make(pv0);
+  probe->prepare_level(0);
   const std::unique_ptr<FixedPointSystem> sys0 = probe->system(cont.front(), 0, 0);
   const std::vector<std::string> xnames = sys0->names();
   const std::vector<std::string> vnames = sys0->observable_names();
-  const bool several_starts = e.starts(pv0).size() > 1;
+  const std::size_t n_starts = e.starts(pv0).size();
+  const bool several_starts = n_starts > 1;
   const bool with_se = probe->replicates() > 1;
+  const bool refinement = hooks.refinement && probe->refine_on() >= 0;
 
   GridJob job;
   for (const ModelParam& p : card.params) job.columns.push_back(p.name);
@@ -74,25 +99,76 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     for (const auto& n : xnames) job.columns.push_back(n + "_se");
     for (const auto& n : vnames) job.columns.push_back(n + "_se");
   }
+  job.columns.insert(job.columns.end(), {"map_radius", "repelling", "stalled", "path"});
+  if (several_starts) job.columns.insert(job.columns.end(), {"preferred", "coexist"});
+  if (hooks.stability) job.columns.push_back("stability");
+  if (refinement) job.columns.push_back("level");
+  job.sweep = swept;
+  if (several_starts && std::find(swept.begin(), swept.end(), "init") == swept.end())
+    job.sweep.push_back("init");
+
+  CurveOptions copt;
+  copt.solver = opt;
+  copt.stall_accept = o.stall_accept;
+  copt.retry = !o.no_retry;
+  copt.target_se = refinement ? o.target_se : 0.0;
+  copt.max_refine = o.max_refine;
+  copt.refine_unstable = o.refine_unstable;
+  copt.map_radius = true;
+  std::string curve = "stall_accept=" + fmt(o.stall_accept) +
+                      (o.no_retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
+                                             " max_iter=" + std::to_string(copt.retry_max_iter));
+  if (refinement)
+    curve += "; refinement: target_se=" + fmt(copt.target_se) + " max_refine=" + std::to_string(o.max_refine) +
+             (hooks.stability ? (o.refine_unstable ? " (all points)" : " (points not unstable)") : "") +
+             " on " + (probe->refine_on() < static_cast<int>(xnames.size())
+                           ? xnames[probe->refine_on()]
+                           : vnames[probe->refine_on() - xnames.size()]) + "_se";
+  std::string columns =
+      "converged=1 iff every replicate met tol or stalled (limit cycle) with residual <= stall_accept; "
+      "map_radius = spectral radius of the map's Jacobian dF/dx at the solution (finite differences "
+      "where the model gives none): below 1 the fixed point attracts the iteration, above 1 "
+      "(repelling = 1) it is a saddle point that the iteration reached only by starting on it, e.g. "
+      "a symmetric branch past a bifurcation: compare starts and free energies (docs/adding_a_model.md "
+      "\"Branches\"); stalled = replicates ended in a limit cycle; path = the iteration each "
+      "replicate's result came from";
+  if (several_starts)
+    columns += std::string("; preferred = ") +
+               (hooks.free_energy ? "lowest free energy" : "first") +
+               " among the converged starts; coexist = " +
+               (hooks.distinct ? "another start converged to a distinct solution" : "0 (the model does not compare)");
+  if (hooks.stability) columns += "; stability = the model's stability check (stable, marginal, unstable, unknown)";
+  if (refinement) columns += "; level = refinement level behind the point";
   job.settings = {{"model", card.summary + " (" + card.equations + "); " + card.observables_note},
                   {"solver", describe(opt)},
+                  {"curve", curve},
                   {"continuation", "warm start along " + card.continuation +
-                                       " in the order given, through the curve driver"}};
+                                       " in the order given, through the curve driver"},
+                  {"columns", columns}};
   job.plot.y = {card.plot_y};
+  if (hooks.stability) {
+    job.plot.flag_column = "stability";
+    job.plot.flag_value = "unstable";
+    job.plot.flag_label = "unstable";
+  } else {
+    job.plot.flag_column = "repelling";
+    job.plot.flag_value = "1";
+    job.plot.flag_label = "repelling fixed point";
+  }
   std::string cont_key;
   for (double a : cont) cont_key += fmt(a) + "|";
   for (std::size_t c = 0; c < outer.size(); ++c) {
     std::string key;
     for (std::size_t k = 0; k < other_names.size(); ++k)
       key += other_names[k] + "=" + fmt(outer[c][k]) + ";";
-    job.chains.push_back({key + card.continuation + "=" + cont_key, cont.size()});
+    job.chains.push_back({key + card.continuation + "=" + cont_key, cont.size() * n_starts});
   }
   job.run_chain = [=, &e](std::size_t c) {
     const ParamValues pv = values_of(c);
     const std::unique_ptr<CurveModel> model = e.make(pv);
     const std::vector<CurveStart> starts = e.starts(pv);
-    CurveOptions copt;
-    copt.solver = opt;
+    if (starts.size() != n_starts)
+      throw std::logic_error(card.command + ": the number of starts depends on the parameters");
     const std::vector<CurvePoint> pts = run_curve(*model, cont, starts, copt);
     std::vector<std::vector<std::string>> rows;
     for (const CurvePoint& p : pts) {
@@ -110,6 +186,18 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
         for (const Estimate& x : p.x) row.push_back(fmt(x.se));
         for (const Estimate& v : p.values) row.push_back(fmt(v.se));
       }
+      // Where a replicate was not accepted the radius was not computed: the row says so by
+      // converged = 0, and the radius column is empty rather than NaN.
+      row.push_back(std::isfinite(p.map_radius.mean) ? fmt(p.map_radius.mean) : "");
+      row.push_back(p.repelling() ? "1" : "0");
+      row.push_back(std::to_string(p.n_stalled));
+      row.push_back(path_text(p));
+      if (several_starts) {
+        row.push_back(p.preferred ? "1" : "0");
+        row.push_back(p.coexist ? "1" : "0");
+      }
+      if (hooks.stability) row.push_back(to_string(p.stability));
+      if (refinement) row.push_back(std::to_string(p.level));
       rows.push_back(std::move(row));
     }
     return rows;
@@ -117,9 +205,25 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   run_grid(job, o.run);
 }
 
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<ModelCard>& registry() {
+  static std::vector<ModelCard> cards;
+  return cards;
+}
+
 }  // namespace
 
 void register_model(CLI::App& app, const ModelEntry& entry) {
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    auto& cards = registry();
+    if (std::none_of(cards.begin(), cards.end(),
+                     [&](const ModelCard& c) { return c.command == entry.card.command; }))
+      cards.push_back(entry.card);
+  }
   auto o = std::make_shared<ModelCli>();
   auto e = std::make_shared<ModelEntry>(entry);
   const ModelCard& card = e->card;
@@ -134,8 +238,41 @@ void register_model(CLI::App& app, const ModelEntry& entry) {
         ->capture_default_str();
   }
   add_solver_options(sub, o->solver, o->method);
+  sub->add_option("--stall-window", o->stall_window,
+                  "Stop a limit cycle after this many iterations without a new best residual (0 = off)")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--stall-accept", o->stall_accept,
+                  "A stalled replicate counts as converged when its residual is below this")
+      ->capture_default_str()->group("Solver");
+  sub->add_flag("--no-retry", o->no_retry,
+                "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
+      ->group("Solver");
+  if (e->hooks.refinement) {
+    o->target_se = card.target_se;
+    sub->add_option("--target-se", o->target_se,
+                    "Refine (the model's next level, warm start) a point whose s.e. exceeds this; 0 = off")
+        ->capture_default_str()->group("Integration");
+    sub->add_option("--max-refine", o->max_refine, "At most this many refinements per point")
+        ->capture_default_str()->group("Integration");
+    if (e->hooks.stability)
+      sub->add_flag("--refine-unstable", o->refine_unstable,
+                    "Also refine points the model's stability check calls unstable")
+          ->group("Integration");
+  }
   add_run_options(sub, o->run);
   sub->callback([o, e] { run_model(*e, *o); });
+}
+
+std::vector<ModelCard> registered_model_cards() {
+  {
+    // Registration happens when an app is built (tools/app.cpp): build one if none was.
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    if (!registry().empty()) return registry();
+  }
+  CLI::App app;
+  register_models(app);
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  return registry();
 }
 
 }  // namespace saddle

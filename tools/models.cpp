@@ -7,7 +7,7 @@ namespace saddle {
 
 void register_models(CLI::App& app) {
   register_model<ridge::RidgeModel>(app);        // saddle ridge
-  register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier  // saddle ridge-classifier
+  register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier
 }
 
 }  // namespace saddle

@@ -1,16 +1,22 @@
-// Publication-style figures with gnuplot (Debian package gnuplot-nox), driven from C++:
-// curves for 1-D sweeps (theory lines, Monte Carlo points with error bars when a `source`
-// column says mc, reference columns such as bayes_risk or error_ridge dashed), heat maps with
-// contour lines for 2-D sweeps, optionally of a difference between two values of a category
-// (e.g. test_error of softmax minus linear).
+// Figures of saddle CSVs, drawn by the one gnuplot driver (tools/gnuplot.hpp): curves for 1-D
+// sweeps, one per combination of the other swept parameters that vary (the file's '# sweep:'
+// line), theory lines, Monte Carlo points with error bars when a `source` column says mc,
+// reference columns such as bayes_risk or error_ridge dashed; heat maps with contour lines for
+// 2-D sweeps, optionally of a difference between two values of a category (e.g. test_error of
+// softmax minus linear).
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "tools/gnuplot.hpp"
 
 namespace saddle {
 
 struct PlotHints {
-  std::vector<std::string> params;      // swept-parameter columns (default: known sweep names)
+  // Swept-parameter columns, for a file without a '# sweep:' line (default: the options of its
+  // '# command:' line that name a column).
+  std::vector<std::string> params;
   std::vector<std::string> y;           // default y columns (e.g. test_error)
   std::vector<std::string> references;  // dashed reference columns (e.g. bayes_risk)
   std::vector<std::string> series;      // category columns that split curves (e.g. activation)
@@ -35,6 +41,19 @@ struct CsvData {
 };
 // Reads a CSV written by saddle; throws InputError if it is not one (no header, ragged rows).
 CsvData read_csv(const std::string& path);
+
+// The header line naming the swept parameter columns, "# sweep: a, b" (written by the runner,
+// read by plot_csv: curves are split by every swept column that varies).
+std::string sweep_header(const std::vector<std::string>& columns);
+// The columns of `counts` (name, number of values) with more than one value, in order.
+std::vector<std::string> swept_columns(const std::vector<std::pair<std::string, std::size_t>>& counts);
+
+// The swept parameter columns of `data`: its '# sweep:' line (*from_file = true), else
+// hints.params, else the options of its '# command:' line that name a column.
+std::vector<std::string> swept_parameters(const CsvData& data, const PlotHints& hints, bool* from_file = nullptr);
+
+// The figure plot_csv draws (axes, curves, styles), without drawing it.
+gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints, const PlotOptions& opt);
 
 // Writes `png` from the data; throws InputError if gnuplot is missing or fails.
 void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt,

@@ -18,13 +18,16 @@
 
 namespace saddle {
 
+// Largest --threads: far above any node's cores, small enough that every thread gets its stack.
+constexpr int kMaxThreads = 1024;
+
 // Options every subcommand gets from add_run_options (1:1 with the flags).
 struct RunOptions {
   std::string out;        // --out FILE ("" = stdout)
   std::string plot;       // --plot FILE.png
   bool resume = false;    // --resume: continue an interrupted --out file
   std::string shard;      // --shard i/N (0-based i); default from SLURM_ARRAY_TASK_ID/COUNT
-  int threads = 0;        // --threads N (0: OpenMP default)
+  int threads = 0;        // --threads N: N cores in total, whatever the nesting (0: one per core)
   bool progress = true;   // --no-progress disables the stderr progress bar
   std::string cache_dir;  // --cache DIR: reuse chains computed before with the same settings
   bool strict = false;    // --strict: stop at the first unconverged point (exit 3)
@@ -40,6 +43,7 @@ struct Chain {
 struct GridJob {
   std::vector<std::string> columns;
   std::vector<std::pair<std::string, std::string>> settings;  // '# key: value' header lines
+  std::vector<std::string> sweep;  // swept parameter columns: '# sweep: a, b' (plots group by them)
   std::vector<Chain> chains;
   // Rows of chain c, in order; must be deterministic and thread-safe (called concurrently).
   std::function<std::vector<std::vector<std::string>>(std::size_t c)> run_chain;
@@ -47,7 +51,12 @@ struct GridJob {
 };
 
 // Runs the job according to `r` and writes the CSV (and the plot). Throws InputError for bad
-// run options (malformed --shard, --resume without --out, a resume file made differently).
+// run options (malformed --shard, --resume without --out, a resume file made differently,
+// --threads outside 0..kMaxThreads, a grid above kMaxGridPoints rows, a --plot or --cache path
+// that cannot be written), all checked before anything is computed, and when the output cannot be
+// written (disk full): the computation stops at once. A chain that throws stops the run: the
+// complete chains before it are written, then its error is rethrown (InputError stays InputError,
+// with the number of rows kept). Rows are held in memory only for --plot.
 // When the columns include `converged`, rows with converged = 0 are counted: the run writes
 // every row and then one summary line on stderr, or with --strict throws StrictFailure after the
 // rows before and including the first such row. SIGINT during the run stops it after the chains

@@ -11,7 +11,8 @@ Functions::
 
     saddle.slr.population   saddle.slr.erm     saddle.slr.bayes       single-location regression
     saddle.rmt.attention    saddle.rmt.ridge   saddle.rmt.hermite     nonlinear attention (RMT)
-    saddle.ridge                                                      ridge fixture (closed form)
+    saddle.ridge  saddle.ridge_classifier  ...                        every model registered with
+                                                                      register_model (tools/models.cpp)
     saddle.mc.slr           saddle.mc.rmt                             finite-size simulations
     saddle.validate.slr     saddle.validate.rmt                       theory against simulation
 
@@ -26,13 +27,18 @@ from ._command import value_text  # noqa: F401
 
 __version__ = _core.version
 
-ridge = _command.command(
-    "ridge",
-    """Ridge regression fixture: the replica fixed point of ridge regression on a Gaussian
-teacher (docs/equations/ridge.md §4.8, prior (S14)), which has a closed form; test_error = 1 - 2m + q.
-Sweeps alpha, lambda, delta; columns m, q, V, their conjugates, test/train error, converged.""",
-    name="ridge")
-
 from . import mc, rmt, slr, validate  # noqa: E402,F401
+from . import _models  # noqa: E402
 
-__all__ = ["slr", "rmt", "mc", "validate", "ridge", "__version__"]
+__all__ = ["slr", "rmt", "mc", "validate", "__version__"]
+
+# One function per model registered with register_model<M> (tools/models.cpp): saddle.ridge,
+# saddle.ridge_classifier, ... A model named like a submodule would hide it: refused here.
+models = []
+for _f in _models.functions():
+    if _f.__name__ in globals():
+        raise ImportError(f"saddle: model '{_f.card['command']}' is named like saddle.{_f.__name__}")
+    globals()[_f.__name__] = _f
+    __all__.append(_f.__name__)
+    models.append(_f.__name__)
+del _f

@@ -24,6 +24,7 @@
 #include "solver/interrupt.hpp"
 #include "tools/app.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/model_command.hpp"
 
 namespace py = pybind11;
 
@@ -131,6 +132,38 @@ py::dict describe() {
   return out;
 }
 
+// Every model registered with register_model<M> (tools/models.cpp), as its card: the Python
+// module makes one function per model from these (python/saddle/_models.py).
+py::list models() {
+  py::list out;
+  for (const saddle::ModelCard& c : saddle::registered_model_cards()) {
+    py::dict d;
+    d["command"] = c.command;
+    d["summary"] = c.summary;
+    d["equations"] = c.equations;
+    d["observables_note"] = c.observables_note;
+    d["continuation"] = c.continuation;
+    d["plot_y"] = c.plot_y;
+    d["target_se"] = c.target_se;
+    py::list params;
+    for (const saddle::ModelParam& p : c.params) {
+      py::dict q;
+      q["name"] = p.name;
+      q["default"] = p.default_text;
+      q["help"] = p.help;
+      q["min"] = p.domain.min;
+      q["min_inclusive"] = p.domain.min_inclusive;
+      q["max"] = p.domain.max;
+      q["max_inclusive"] = p.domain.max_inclusive;
+      q["integer"] = p.domain.integer;
+      params.append(q);
+    }
+    d["params"] = params;
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -142,4 +175,7 @@ PYBIND11_MODULE(_core, m) {
         "Run the saddle program on args (args[0] = 'saddle') with the GIL released; returns "
         "(exit code, error message). Ctrl-C stops it and raises KeyboardInterrupt.");
   m.def("describe", &describe, "Subcommands of the saddle program and their options.");
+  m.def("models", &models,
+        "Every model registered with register_model (tools/models.cpp): command, summary, "
+        "equations, continuation, parameters with default, help and domain.");
 }

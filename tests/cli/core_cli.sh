@@ -23,7 +23,7 @@ grep -q '^# saddle ' "$tmp/r.csv" || { echo "FAIL: no version line"; fail=1; }
 grep -q '^# command: .*ridge --alpha 0.5:4:8' "$tmp/r.csv" || { echo "FAIL: no command line"; fail=1; }
 grep -q '^# solver: method=' "$tmp/r.csv" || { echo "FAIL: no solver settings"; fail=1; }
 hdr=$(grep -v '^#' "$tmp/r.csv" | head -1)
-[ "$hdr" = "alpha,lambda,delta,m,q,V,mhat,qhat,Vhat,test_error,train_error,converged,iterations,residual" ] \
+[ "$hdr" = "alpha,lambda,delta,m,q,V,mhat,qhat,Vhat,test_error,train_error,converged,iterations,residual,map_radius,repelling,stalled,path" ] \
   || { echo "FAIL: header '$hdr'"; fail=1; }
 rows=$(grep -v '^#' "$tmp/r.csv" | tail -n +2 | wc -l)
 [ "$rows" -eq 16 ] || { echo "FAIL: expected 16 rows, got $rows"; fail=1; }
@@ -34,8 +34,8 @@ grep -qiE 'nan|inf' <(grep -v '^#' "$tmp/r.csv") && { echo "FAIL: nan/inf in out
 # Geometric range endpoints.
 "$S" ridge --alpha 0.1:10:3:log | grep -v '^#' | cut -d, -f1 | tr '\n' ' ' | grep -q '^alpha 0.1 1 10 $' \
   || { echo "FAIL: log range"; fail=1; }
-# A run that cannot converge says so in its row (1 iteration, no polish).
-"$S" ridge --alpha 2 --max-iter 1 --no-polish | grep -v '^#' | tail -1 | awk -F, '{exit !($12 == 0)}' \
+# A run that cannot converge says so in its row (1 iteration, no polish, no damped retry).
+"$S" ridge --alpha 2 --max-iter 1 --no-polish --no-retry | grep -v '^#' | tail -1 | awk -F, '{exit !($12 == 0)}' \
   || { echo "FAIL: unconverged point not flagged"; fail=1; }
 "$S" --help >/dev/null || { echo "FAIL: --help"; fail=1; }
 "$S" ridge --help | grep -q -- '--alpha' || { echo "FAIL: ridge --help"; fail=1; }

@@ -2,7 +2,7 @@
 # Interrupted runs lose nothing (issue 15 item 6): a 2-D sweep (24 x 2 chains of 40 points) is
 # killed halfway with SIGKILL and resumed with --resume; another is stopped with SIGINT, which
 # must exit 130 after writing only complete chains (a well-formed file without the timing line)
-# and is resumed too. Both results must equal an uninterrupted run, timing lines aside.
+# and is resumed too; so is one stopped with SIGTERM (a batch system's time limit). All results must equal an uninterrupted run, timing lines aside.
 # Usage: interrupt_resume.sh /path/to/saddle
 set -u
 S="$1"
@@ -66,5 +66,20 @@ else
 fi
 "$S" "${ARGS[@]}" --out "$tmp/i.csv" --resume || { echo "FAIL: resume after SIGINT"; fail=1; }
 cmp -s <(body "$tmp/ref.csv") <(body "$tmp/i.csv") || { echo "FAIL: resumed after SIGINT differs from an uninterrupted run"; fail=1; }
+# SIGTERM (a batch system's time limit) halfway: the same guarantee as SIGINT.
+interrupt "$tmp/t.csv" TERM
+wait "$pid"
+rc=$?
+pid=""
+if [ "$early" -eq 1 ]; then
+  echo "note: the run finished before SIGTERM"
+else
+  [ "$rc" -eq 130 ] || { echo "FAIL: SIGTERM exit code $rc (130 expected)"; fail=1; }
+  grep -q '^# timing:' "$tmp/t.csv" && { echo "FAIL: a terminated run wrote the timing line"; fail=1; }
+  n=$(($(rows "$tmp/t.csv") - 1))
+  [ $((n % 40)) -eq 0 ] && [ "$n" -gt 0 ] || { echo "FAIL: SIGTERM left $n rows (a positive multiple of 40)"; fail=1; }
+fi
+"$S" "${ARGS[@]}" --out "$tmp/t.csv" --resume || { echo "FAIL: resume after SIGTERM"; fail=1; }
+cmp -s <(body "$tmp/ref.csv") <(body "$tmp/t.csv") || { echo "FAIL: resumed after SIGTERM differs from an uninterrupted run"; fail=1; }
 [ "$fail" -eq 0 ] && echo "interrupt/resume tests passed"
 exit "$fail"

@@ -32,6 +32,23 @@ rm -f "|touch $marker"
 expect_error "unwritable PNG" plot r.csv --out "$tmp/no/such/dir/x.png"
 expect_error "unwritable --plot" ridge --alpha 1,2 --no-progress --out r2.csv --plot "$tmp/no/such/dir/x.png"
 expect_error "empty --out" plot r.csv --out ''
+# Figures draw through the same driver (issue 25 item 1): an output directory that gnuplot would
+# read as a pipe ('|cmd', a quote closing its string, a newline) is only a directory name: the PNG
+# is written inside it by saddle and nothing runs; --redraw from hostile directories likewise.
+"$S" figures --quick --only rmt_fig1a --out "|touch PWN;x" >out.txt 2>err.txt \
+  || { echo "FAIL: figures with --out '|touch PWN;x': $(head -3 err.txt)"; fail=1; }
+[ -e PWN ] && { echo "FAIL: figures --out '|touch PWN;x' ran a command"; fail=1; }
+head -c 8 "|touch PWN;x/rmt_fig1a.png" | od -An -c | grep -q 'P   N   G' \
+  || { echo "FAIL: figures --out '|touch PWN;x' wrote no PNG inside the directory"; fail=1; }
+for d in "|touch PWN" "x';system('touch PWN');'" "x\";system(\"touch PWN\");\"" "a
+!touch PWN"; do
+  mkdir -p "$d" && cp "|touch PWN;x/rmt_fig1a.csv" "$d/" || { echo "FAIL: cannot make '$d'"; fail=1; continue; }
+  "$S" figures --only rmt_fig1a --redraw --out "$d" >/dev/null 2>err.txt \
+    || { echo "FAIL: figures --redraw --out '$d': $(head -2 err.txt)"; fail=1; }
+  [ -s "$d/rmt_fig1a.png" ] || { echo "FAIL: figures --redraw --out '$d' wrote no PNG"; fail=1; }
+  [ -e PWN ] && { echo "FAIL: figures --out '$d' ran a command"; fail=1; rm -f PWN; }
+done
+rm -f PWN
 # Nothing left in TMPDIR (data files, script, gnuplot's stderr), after success and failure alike.
 left=$(ls -A "$TMPDIR")
 [ -z "$left" ] || { echo "FAIL: temporary files left: $left"; fail=1; }

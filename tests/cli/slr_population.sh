@@ -46,12 +46,28 @@ assert abs(float(r['risk']) - (1 - B*B/A)) < 1e-10, r['risk']
 assert abs(float(r['risk_mc']) - float(r['risk'])) < 4*float(r['risk_mc_se'])
 PY
 
+# the extended domain (nu up to 1e3, key overlaps up to 1e12 for softmax): finite values
+"$SADDLE" slr population --task max,spiked --nu 150,1000 --L 3 --activation softmax,linear --no-progress \
+  --out "$tmp/d.csv" || fail "run 4"
+"$SADDLE" slr population --task spiked --m-k 200 --nu 3 --L 2 --activation softmax --no-progress \
+  >>"$tmp/d.csv" || fail "run 5"
+python3 - "$tmp/d.csv" <<'PY' || fail "values 4"
+import csv, math, sys
+rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#'))]
+rows = [r for r in rows if r['task'] != 'task']  # the second run's header line
+assert len(rows) >= 9, len(rows)
+for r in rows:
+    risk, bayes = float(r['risk']), float(r['bayes_risk'])
+    assert math.isfinite(risk) and 0 <= bayes <= risk + 1e-9 and risk <= 1 + 1e-9, r
+    if r['activation'] == 'softmax' and r['m_k'] and r['nu'] != '3':
+        assert abs(risk - bayes) <= 1e-6 * max(1.0, bayes) + 1e-12, r   # softmax attains Bayes (Prop. 4.2)
+PY
 # bad input: exit code 2, an error line, no CSV on stdout
 for args in "--task spiked --nu inf" "--nu -1" "--activation relu" "--L 0" "--L 2.5" \
             "--L 3 --L-dist 1,2" "--m-k -1" "--m-k nan" "--refine 100" \
-            "--task max --nu 50,150" "--task spiked --nu 1e6" "--nu 1e300" "--task max --nu 1e300" \
+            "--task max --nu 50,1001" "--task spiked --nu 1e6" "--nu 1e300" "--task max --nu 1e300" \
             "--m-k 1e6" "--activation erf --m-k 1e150" "--erf-b 1e300,-1e300" "--erf-b 11" \
-            "--dq-k 1e7" "--m-k 100 --dq-k 1e5" "--task spiked --m-k 200 --nu 3" "--m-k-max 1e9" "--b-max 1e300" \
+            "--dq-k 1e7" "--m-k 100 --dq-k 1e5" "--task spiked --m-k 2e6 --nu 3" "--m-k-max 1e9" "--b-max 1e300" \
             "--mc-samples 2000000000" "--L 100000000 --mc-samples 1000"; do
   out=$("$SADDLE" slr population $args --no-progress 2>"$tmp/err"); rc=$?
   [ $rc -eq 2 ] || fail "rc=$rc for '$args'"

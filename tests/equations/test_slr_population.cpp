@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 #include <limits>
 #include <vector>
 
@@ -131,35 +132,6 @@ TEST_CASE("slr population: 6 significant digits under quadrature refinement", "[
     }
 }
 
-TEST_CASE("slr population: linear attention closed forms (S10), (S12)", "[slr][population]") {
-  for (int L : {2, 3, 7}) {
-    for (double nu : {0.5, 2.0, 9.0}) {
-      auto opt = optimise_population(setting(Task::Spiked, {L}, nu, Activation::Linear), {});
-      INFO("L=" << L << " nu=" << nu);
-      CHECK(opt.risk == Approx(L * (L - 1.0) / (L * L + nu * (L - 1.0))).epsilon(1e-9));  // (S10)
-      CHECK(opt.m_k == Approx(std::sqrt(nu) * (L - 1.0) / L).margin(1e-5));
-    }
-  }
-  // variable L: (S10) with L -> E[L] = 2
-  auto v = optimise_population(setting(Task::Spiked, {1, 2, 3}, 2.0, Activation::Linear), {});
-  CHECK(v.risk == Approx(2.0 / (4.0 + 2.0)).epsilon(1e-9));
-  // max-SLR at nu = inf: exact values of (S12)
-  auto m2 = optimise_population(setting(Task::Max, {2}, kInfty, Activation::Linear), {});
-  CHECK(m2.risk == Approx(0.5 - 0.5 / kPi).epsilon(1e-9));
-  CHECK(m2.m_k == Approx(1.0 / std::sqrt(kPi)).margin(1e-5));
-  auto m3 = optimise_population(setting(Task::Max, {3}, kInfty, Activation::Linear), {});
-  CHECK(m3.risk == Approx(2.0 / 3.0 - 3.0 / (4.0 * kPi)).epsilon(1e-9));
-  CHECK(m3.m_k == Approx(1.5 / std::sqrt(kPi)).margin(1e-5));
-  // finite nu: (S12) with mu_1 = nu E_Bayes (Stein) against the density mean of chi*_{eps*}
-  for (int L : {2, 5, 100}) {
-    const double nu = 1.5;
-    const double mu1 = nu * bayes_risk(Task::Max, {L}, nu);
-    CHECK(max_mu1(L, nu) == Approx(mu1).epsilon(1e-8));
-    auto o = optimise_population(setting(Task::Max, {L}, nu, Activation::Linear), {});
-    CHECK(o.risk == Approx(1.0 - (1.0 + mu1 * mu1) / L).epsilon(1e-9));
-  }
-}
-
 TEST_CASE("slr population: Bayes risk, L = 2 integral, Nishimori, limits", "[slr][population]") {
   auto sig = [](double u) { return sigmoid(u); };
   for (double nu : {0.5, 2.0, 6.0}) {
@@ -185,26 +157,6 @@ TEST_CASE("slr population: Bayes risk, L = 2 integral, Nishimori, limits", "[slr
   const double L = 1e7;
   CHECK(L * (1.0 - bayes_risk(Task::Spiked, {int(L)}, 1.0)) == Approx(std::exp(1.0)).epsilon(2e-3));
   CHECK(L * (1.0 - bayes_risk(Task::Max, {int(L)}, 1.0)) == Approx(std::exp(1.0)).epsilon(2e-3));
-}
-
-TEST_CASE("slr population: softmax optimum at m_k = c_nu equals Bayes (Prop. 4.2)", "[slr][population]") {
-  struct Case {
-    Task t;
-    std::vector<int> Ls;
-    double nu;
-  };
-  const std::vector<Case> cases{{Task::Spiked, {2}, 1.0},    {Task::Spiked, {3}, 4.0},
-                                {Task::Spiked, {1000}, 2.0}, {Task::Spiked, {1, 2, 3}, 3.0},
-                                {Task::Max, {2}, 1.5},       {Task::Max, {10}, 2.5},
-                                {Task::Max, {1, 2, 3}, 2.0}};
-  for (const auto& c : cases) {
-    auto o = optimise_population(setting(c.t, c.Ls, c.nu, Activation::Softmax), {});
-    const double cn = c_nu(c.t, c.nu);
-    INFO(to_string(c.t) << " L0=" << c.Ls[0] << " nu=" << c.nu);
-    CHECK(o.m_k == Approx(cn).margin(2e-3 * std::max(1.0, cn)));
-    CHECK(o.risk == Approx(bayes_risk(c.t, c.Ls, c.nu)).epsilon(1e-8));
-    CHECK(o.m_v == Approx(1.0).margin(1e-6));  // A = B at the optimum
-  }
 }
 
 TEST_CASE("slr population: Laplace reduction agrees with Monte Carlo at L = 10 and 1000", "[slr][population]") {
@@ -274,33 +226,6 @@ TEST_CASE("slr population: (S7) matches direct Monte Carlo of the predictor", "[
   }
 }
 
-TEST_CASE("slr population: orderings over a grid", "[slr][population]") {
-  for (Task t : {Task::Spiked, Task::Max})
-    for (double nu : {1.0, 3.0})
-      for (std::vector<int> Ls : {std::vector<int>{2}, std::vector<int>{5}, std::vector<int>{1, 2, 3}}) {
-        const double eb = bayes_risk(t, Ls, nu);
-        auto sm = optimise_population(setting(t, Ls, nu, Activation::Softmax), {});
-        auto sp = optimise_population(setting(t, Ls, nu, Activation::Softplus), {});
-        auto lin = optimise_population(setting(t, Ls, nu, Activation::Linear), {});
-        auto er = optimise_population(setting(t, Ls, nu, Activation::Erf), {});
-        INFO(to_string(t) << " nu=" << nu << " L0=" << Ls[0] << " n=" << Ls.size());
-        CHECK(sm.risk == Approx(eb).epsilon(1e-8));
-        CHECK(sp.risk >= eb - 1e-9);
-        CHECK(er.risk <= lin.risk + 1e-9);
-        CHECK(lin.risk <= 1.0);
-      }
-  // max-SLR at nu = inf: linear attention's risk increases to 1 with L, (S12)
-  double prev = 0.0;
-  for (int L : {2, 10, 100, 10000, 1000000}) {
-    auto lin = optimise_population(setting(Task::Max, {L}, kInfty, Activation::Linear), {});
-    CHECK(lin.risk > prev);
-    prev = lin.risk;
-    // 1 - E = (1 + mu_1^2)/L with mu_1 = E[max] <= sqrt(2 log L)
-    CHECK(1.0 - lin.risk <= (1.0 + 2.0 * std::log(double(L))) / L + 1e-12);
-  }
-  CHECK(prev > 0.9999);
-}
-
 TEST_CASE("slr population: bad input throws", "[slr][population]") {
   auto s = setting(Task::Spiked, {2}, kInfty, Activation::Softmax);
   CHECK_THROWS_AS(population_AB(s, 1.0, 1.0), std::invalid_argument);
@@ -359,4 +284,85 @@ TEST_CASE("slr population: max-SLR at large nu (closed forms, limits, domain)", 
                   std::invalid_argument);
   CHECK_THROWS_AS(population_AB(setting(Task::Max, {3}, 2.0, Activation::Erf, 1e300), 1.0, 1.0),
                   std::invalid_argument);
+}
+
+TEST_CASE("slr population: spiked Bayes risk at large nu against its asymptotic series", "[slr][population]") {
+  // docs/equations/slr_population.md §3.7: E_Bayes(L, nu) = (L-1) sqrt(pi/(4 nu)) e^{-nu/4}
+  // [1 - pi^2/(4 nu) + 5 pi^4/(32 nu^2) - 61 pi^6/(384 nu^3) + O(nu^-4)] (1 + O(e^{-nu/11})):
+  // the omitted term 1385 pi^8/(6144 nu^4) is 8e-8 at nu = 400 and 2e-9 at nu = 1e3.
+  for (double nu : {400.0, 1000.0})
+    for (int L : {2, 3, 8}) {
+      const double p2 = kPi * kPi, a = 1.0 / nu;
+      const double series = 1.0 - p2 / 4.0 * a + 5.0 * p2 * p2 / 32.0 * a * a - 61.0 * p2 * p2 * p2 / 384.0 * a * a * a;
+      const double lead = (L - 1.0) * std::sqrt(kPi / (4.0 * nu)) * std::exp(-nu / 4.0);
+      const double tol = 1385.0 * p2 * p2 * p2 * p2 / 6144.0 * a * a * a * a * 1.5;
+      INFO("nu=" << nu << " L=" << L);
+      CHECK(bayes_risk(Task::Spiked, {L}, nu) / (lead * series) == Approx(1.0).epsilon(tol));
+      // the Nishimori form 1 - E p_eps* (from (S26a)) agrees to relative 1e-9
+      CHECK(bayes_risk_via_B(Task::Spiked, {L}, nu, PopulationAccuracy{}) ==
+            Approx(bayes_risk(Task::Spiked, {L}, nu)).epsilon(1e-9));
+    }
+  // variable length: the average of the fixed-length risks
+  CHECK(bayes_risk(Task::Spiked, {2, 5}, 1000.0) ==
+        Approx(0.5 * (bayes_risk(Task::Spiked, {2}, 1000.0) + bayes_risk(Task::Spiked, {5}, 1000.0))).epsilon(1e-14));
+}
+
+TEST_CASE("slr population: the domain contract (PopulationDomainError)", "[slr][population]") {
+  // outside the domain: PopulationDomainError (an std::invalid_argument), raised before any work;
+  // plain bad input: std::invalid_argument but not PopulationDomainError
+  auto is_domain = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const PopulationDomainError&) {
+      return 1;
+    } catch (const std::invalid_argument&) {
+      return 0;
+    }
+    return -1;
+  };
+  const auto sm = setting(Task::Spiked, {2}, 2.0, Activation::Softmax);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(is_domain([&] { population_risk(sm, 1.0, kInfty, 1.0, 1.0); }) == 1);         // diverged
+  CHECK(is_domain([&] { population_risk(sm, nan, 1.0, 1.0, 1.0); }) == 1);
+  CHECK(is_domain([&] { population_risk(sm, 1.0, 1.001e12, 1.0, 1.0); }) == 1);      // q_k
+  CHECK(is_domain([&] { population_risk(setting(Task::Spiked, {2}, 1000.001, Activation::Linear), 1.0, 1.0, 1.0, 1.0); }) == 1);
+  CHECK(is_domain([&] { bayes_risk(Task::Max, {2}, 2e3); }) == 1);
+  CHECK(is_domain([&] { population_risk(sm, 1.0, 0.5, 1.0, 1.0); }) == 0);           // q_k < m_k^2
+  CHECK(is_domain([&] { population_risk(setting(Task::Spiked, {2}, -1.0, Activation::Softmax), 1.0, 1.0, 1.0, 1.0); }) == 0);
+  CHECK(is_domain([&] { population_risk(setting(Task::Spiked, {0}, 1.0, Activation::Softmax), 1.0, 1.0, 1.0, 1.0); }) == 0);
+  CHECK(is_domain([&] { population_risk(sm, 1.0, 1.0, 1.0, 0.5); }) == 0);           // q_v < m_v^2
+  // just inside: finite values
+  CHECK(std::isfinite(population_risk(sm, 1e6, 1e12, 1.0, 1.0)));
+  CHECK(std::isfinite(population_risk(setting(Task::Spiked, {2}, 1000.0, Activation::Linear), -1e40, 1e100, 0.0, 0.0)));
+}
+
+TEST_CASE("slr population: Monte Carlo at new points of the domain", "[slr][population]") {
+  // field-space simulation of the predictor (mc/slr_population_mc) at large key overlaps and
+  // large nu, within 3 standard errors
+  struct Case {
+    Task t;
+    std::vector<int> Ls;
+    double nu;
+    Activation a;
+    double mk, qk, mv, qv;
+  };
+  const std::vector<Case> cases{
+      {Task::Spiked, {3}, 2.0, Activation::Softmax, 30.0, 2.5e6, 0.7, 0.8},    // log-normal kernel
+      {Task::Spiked, {2}, 600.0, Activation::Softmax, 20.0, 500.0, 0.9, 1.0},  // nu > 150
+      {Task::Max, {2}, 500.0, Activation::Softmax, 30.0, 1000.0, 0.8, 0.7},    // max nu > 100, key noise
+      {Task::Max, {3}, kInfty, Activation::Softmax, 30.0, 1000.0, 0.8, 0.7},   // nu = inf, key noise
+      {Task::Spiked, {2}, 800.0, Activation::Linear, 5.0, 30.0, 0.1, 0.02},
+  };
+  std::uint64_t seed = 7001;
+  for (const auto& c : cases) {
+    auto s = setting(c.t, c.Ls, c.nu, c.a);
+    const double E = population_risk(s, c.mk, c.qk, c.mv, c.qv);
+    PopulationMcOptions mo;
+    mo.samples = 100000;
+    mo.seed = seed++;
+    auto mc = population_mc(s, c.mk, c.qk, c.mv, c.qv, mo);
+    INFO(to_string(c.t) << " nu=" << c.nu << " " << to_string(c.a) << ": E = " << E << " MC " << mc.risk.mean
+                        << " +- " << mc.risk.se);
+    CHECK(std::abs(E - mc.risk.mean) < 3.0 * mc.risk.se);
+  }
 }

@@ -10,6 +10,7 @@
 #include "equations/rmt_attention.hpp"
 #include "equations/rmt_ridge.hpp"
 #include "mc/rmt_sim.hpp"
+#include "solver/interrupt.hpp"
 
 using namespace saddle;
 using namespace saddle::rmt;
@@ -210,4 +211,19 @@ TEST_CASE("rmt mc: results do not depend on the number of threads", "[rmt][mc]")
     CHECK(a.error[m][1].mean <= 1.0);
     CHECK(a.error[m][0].mean <= a.error[m][1].mean);
   }
+}
+
+TEST_CASE("rmt mc: an exception inside a draw's task reaches the caller; the program goes on",
+          "[rmt][mc]") {
+  auto s = setting("tanh", 64, 0.5, 1.0, 0.0, {mc::Model::True, mc::Model::Ridge}, 6, {0.1});
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  // An interrupt raised before the run: each draw's task throws Interrupted (solver/parallel.hpp
+  // rethrows the lowest draw's exception after the loop).
+  request_interrupt();
+  CHECK_THROWS_AS(mc::simulate(s), Interrupted);
+  clear_interrupt();
+  const mc::SimSummary ok = mc::simulate(s);  // and the next run works
+  CHECK(std::isfinite(ok.error[0][0].mean));
+  omp_set_num_threads(saved);
 }

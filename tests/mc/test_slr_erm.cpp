@@ -13,31 +13,13 @@
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 #include "mc/slr_erm.hpp"
-#include "mc/slr_validate.hpp"
+#include "solver/interrupt.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;
 using namespace saddle::slr::mc;
 
 namespace {
-
-// Teacher fields chi*, z* of sample mu from the stored rows (S1).
-void teacher_fields(const Teacher& T, const Dataset& d, int mu, std::vector<double>& chis,
-                    std::vector<double>& zs) {
-  const int L = d.length(mu);
-  chis.assign(L, 0.0);
-  zs.assign(L, 0.0);
-  for (int l = 0; l < L; ++l) {
-    const float* x = d.row(d.offset[mu] + l);
-    for (int i = 0; i < d.D; ++i) {
-      chis[l] += x[i] * T.kstar[i];
-      zs[l] += x[i] * T.vstar[i];
-    }
-    chis[l] /= std::sqrt(double(d.D));
-    zs[l] /= std::sqrt(double(d.D));
-  }
-}
-
 
 // (S10) linear spiked optimum, in the population mode.
 double elin_spiked(double L, double nu) { return L * (L - 1) / (L * L + nu * (L - 1)); }
@@ -48,141 +30,6 @@ double bayes_L2(double mean, double var) {
 }
 
 }  // namespace
-
-TEST_CASE("attention_forward: s and w = J^T z match finite differences for all activations",
-          "[mc][slr]") {
-  const double chi[3] = {0.3, -1.2, 0.8}, z[3] = {1.1, -0.4, 0.7};
-  for (Activation a :
-       {Activation::Softmax, Activation::Linear, Activation::Erf, Activation::Softplus}) {
-    double s[3], w[3], s2[3], w2[3];
-    attention_forward(a, 0.4, 3, chi, z, s, w);
-    for (int l = 0; l < 3; ++l) {
-      const double h = 1e-6;
-      double cp[3] = {chi[0], chi[1], chi[2]}, cm[3] = {chi[0], chi[1], chi[2]};
-      cp[l] += h;
-      cm[l] -= h;
-      const double fp = attention_forward(a, 0.4, 3, cp, z, s2, w2);
-      const double fm = attention_forward(a, 0.4, 3, cm, z, s2, w2);
-      CHECK(w[l] == Approx((fp - fm) / (2 * h)).margin(1e-8));
-    }
-    if (a == Activation::Softmax || a == Activation::Softplus)
-      CHECK(s[0] + s[1] + s[2] == Approx(1.0).margin(1e-14));
-  }
-}
-
-TEST_CASE("empirical_risk (S13): analytic gradient matches central differences", "[mc][slr]") {
-  const int D = 24;
-  for (Activation a :
-       {Activation::Softmax, Activation::Linear, Activation::Erf, Activation::Softplus}) {
-    for (Task task : {Task::Spiked, Task::Max}) {
-      SimSetting set;
-      set.task = task;
-      set.lengths = {1, 2, 3};
-      set.nu = 1.5;
-      set.delta = 0.1;
-      set.activation = a;
-      set.erf_b = -0.3;
-      const Teacher T = draw_teacher(D, 7, 0);
-      const Dataset d = draw_dataset(set, T, 40, 7, 0, 99);
-      std::mt19937_64 rng(3);
-      std::normal_distribution<double> g(0.0, 0.7);
-      std::vector<double> th(2 * D), grad(2 * D);
-      for (double& x : th) x = g(rng);
-      empirical_risk(set, d, 0.2, 0.3, th.data(), grad.data());
-      double worst = 0;
-      for (int i = 0; i < 2 * D; ++i) {
-        const double h = 1e-5;
-        auto tp = th, tm = th;
-        tp[i] += h;
-        tm[i] -= h;
-        const double fd = (empirical_risk(set, d, 0.2, 0.3, tp.data(), nullptr) -
-                           empirical_risk(set, d, 0.2, 0.3, tm.data(), nullptr)) /
-                          (2 * h);
-        worst = std::max(worst, std::abs(fd - grad[i]) / (1.0 + std::abs(grad[i])));
-      }
-      INFO(to_string(a) << " " << (task == Task::Spiked ? "spiked" : "max"));
-      CHECK(worst < 1e-6);
-    }
-  }
-}
-
-TEST_CASE("teacher: orthogonal directions with norm sqrt(D)", "[mc][slr]") {
-  const Teacher T = draw_teacher(101, 1, 5);
-  double kk = 0, vv = 0, kv = 0;
-  for (int i = 0; i < 101; ++i) {
-    kk += T.kstar[i] * T.kstar[i];
-    vv += T.vstar[i] * T.vstar[i];
-    kv += T.kstar[i] * T.vstar[i];
-  }
-  CHECK(kk == Approx(101.0).epsilon(1e-12));
-  CHECK(vv == Approx(101.0).epsilon(1e-12));
-  CHECK(std::abs(kv) < 1e-10);
-}
-
-TEST_CASE("sampling (§1.5): spiked and max-SLR teacher fields and labels", "[mc][slr]") {
-  const int D = 40, N = 6000;
-  const Teacher T = draw_teacher(D, 11, 0);
-  std::vector<double> chis, zs;
-  SECTION("spiked: chi*_eps ~ N(sqrt(nu), 1), other chi*_l ~ N(0,1), var y = 1 + Delta") {
-    SimSetting set;
-    set.task = Task::Spiked;
-    set.lengths = {3};
-    set.nu = 2.0;
-    set.delta = 0.5;
-    const Dataset d = draw_dataset(set, T, N, 11, 0, 2);
-    std::vector<double> at, other, y2, resid;
-    for (int mu = 0; mu < N; ++mu) {
-      teacher_fields(T, d, mu, chis, zs);
-      for (int l = 0; l < 3; ++l) (l == d.eps[mu] ? at : other).push_back(chis[l]);
-      y2.push_back(d.y[mu] * d.y[mu]);
-      resid.push_back(d.y[mu] - zs[d.eps[mu]]);
-    }
-    // bars: 4 s.e. of each Monte Carlo mean (s.e. ~ 0.013, 0.009, 0.02)
-    auto a = summarize(at), o = summarize(other), y = summarize(y2);
-    CHECK(std::abs(a.mean - std::sqrt(2.0)) < 4 * a.se);
-    CHECK(std::abs(o.mean) < 4 * o.se);
-    CHECK(std::abs(y.mean - 1.5) < 4 * y.se);
-    auto r = summarize(resid);
-    CHECK(std::abs(r.mean) < 4 * r.se);  // label noise has mean 0 ...
-    std::vector<double> r2;
-    for (double x : resid) r2.push_back(x * x);
-    auto rr = summarize(r2);
-    CHECK(std::abs(rr.mean - 0.5) < 4 * rr.se);  // ... and variance Delta (S4)
-  }
-  SECTION("max, nu = inf: eps* = argmax, E chi*_eps = E max = 1/sqrt(pi) (L=2), 3/(2 sqrt(pi)) (L=3)") {
-    for (int L : {2, 3}) {
-      SimSetting set;
-      set.task = Task::Max;
-      set.lengths = {L};
-      set.nu = std::numeric_limits<double>::infinity();
-      const Dataset d = draw_dataset(set, T, N, 11, L, 2);
-      std::vector<double> at;
-      for (int mu = 0; mu < N; ++mu) {
-        teacher_fields(T, d, mu, chis, zs);
-        REQUIRE(d.eps[mu] == std::max_element(chis.begin(), chis.end()) - chis.begin());
-        at.push_back(chis[d.eps[mu]]);
-      }
-      const double want = L == 2 ? 1.0 / std::sqrt(kPi) : 1.5 / std::sqrt(kPi);
-      auto a = summarize(at);
-      CHECK(std::abs(a.mean - want) < 4 * a.se);
-    }
-  }
-  SECTION("max, finite nu: E chi*_eps = nu E_Bayes (Stein, S11); L = 2 Bayes integral") {
-    SimSetting set;
-    set.task = Task::Max;
-    set.lengths = {2};
-    set.nu = 1.5;
-    const Dataset d = draw_dataset(set, T, 4 * N, 11, 9, 2);
-    std::vector<double> at;
-    for (int mu = 0; mu < d.N; ++mu) {
-      teacher_fields(T, d, mu, chis, zs);
-      at.push_back(chis[d.eps[mu]]);
-    }
-    const double want = set.nu * bayes_L2(0.0, 2 * set.nu * set.nu);
-    auto a = summarize(at);
-    CHECK(std::abs(a.mean - want) < 4 * a.se);
-  }
-}
 
 TEST_CASE("population mode: closed forms (S10), (S12), Bayes (S9) and Prop. 4.2", "[mc][slr]") {
   const int D = 32, n = 20000, seeds = 4;  // bars: 4 s.e. over seeds (s.e. ~ 3e-3)
@@ -356,68 +203,6 @@ TEST_CASE("ERM softmax, informed start: converges, lowers the loss, small cross 
   CHECK(std::abs(r.kv) < 0.1);
 }
 
-TEST_CASE("token entries are N(0,1) (ziggurat sampler): moments and tail probabilities",
-          "[mc][slr]") {
-  SimSetting set;
-  set.task = Task::Spiked;
-  set.lengths = {2};
-  set.nu = 0.0;  // no spike: every stored entry is an independent N(0,1)
-  const Teacher T = draw_teacher(1000, 2, 0);
-  const Dataset d = draw_dataset(set, T, 2000, 2, 0, 2);
-  const double n = double(d.X.size());  // 4e6
-  double m1 = 0, m2 = 0, m4 = 0;
-  const double cuts[] = {0.5, 1.0, 2.0, 3.0, 3.442619855899, 4.0};
-  double cnt[6] = {0};
-  for (float f : d.X) {
-    const double x = f;
-    m1 += x;
-    m2 += x * x;
-    m4 += x * x * x * x;
-    for (int j = 0; j < 6; ++j) cnt[j] += std::abs(x) > cuts[j];
-  }
-  m1 /= n;
-  m2 /= n;
-  m4 /= n;
-  // bars: 4 s.e.: sd(x) = 1, sd(x^2) = sqrt(2), sd(x^4) = sqrt(105 - 9).
-  CHECK(std::abs(m1) < 4 / std::sqrt(n));
-  CHECK(std::abs(m2 - 1) < 4 * std::sqrt(2.0 / n));
-  CHECK(std::abs(m4 - 3) < 4 * std::sqrt(96.0 / n));
-  for (int j = 0; j < 6; ++j) {
-    const double p = 2 * norm_cdf(-cuts[j]);  // P(|x| > c)
-    INFO("cut " << cuts[j]);
-    CHECK(std::abs(cnt[j] / n - p) < 4 * std::sqrt(p * (1 - p) / n));
-  }
-}
-
-TEST_CASE("validation verdict: 4 combined s.e. plus allowance", "[mc][slr]") {
-  double z = 0;
-  CHECK(slr_verdict(1.0, 0.0, 1.039, 0.01, 0.0, &z) == "pass");
-  CHECK(z == Approx(3.9));
-  CHECK(slr_verdict(1.0, 0.0, 1.041, 0.01, 0.0, &z) == "FAIL");
-  CHECK(slr_verdict(1.0, 0.0, 1.041, 0.01, 0.002, &z) == "pass");
-  CHECK(slr_verdict(1.0, 0.03, 1.1, 0.04, 0.0, &z) == "pass");  // combined s.e. 0.05
-  CHECK(z == Approx(2.0));
-  CHECK(slr_verdict(1.0, 0.0, std::nan(""), 0.01, 0.0, &z) == "FAIL");
-}
-
-TEST_CASE("built-in validation cases: every activation has a population case", "[mc][slr]") {
-  for (bool quick : {true, false}) {
-    const auto cases = builtin_slr_cases(quick);
-    for (Activation a :
-         {Activation::Softmax, Activation::Linear, Activation::Erf, Activation::Softplus}) {
-      bool found = false;
-      for (const auto& c : cases)
-        found = found || (c.kind == CaseKind::Population && c.set.activation == a);
-      CHECK(found);
-    }
-    for (const auto& c : cases)
-      if (c.kind == CaseKind::Population) {
-        CHECK(c.q_k >= c.m_k * c.m_k * (1 - 1e-12));
-        CHECK(c.allowance == 0.0);
-      }
-  }
-}
-
 TEST_CASE("ERM --keep lowest: the reported minimiser is the lowest-loss one of all starts (§6 item 7)",
           "[mc][slr]") {
   // Softmax L = 3, nu = 1, alpha = 0.5: a glassy landscape where the informed start usually ends
@@ -461,4 +246,51 @@ TEST_CASE("ERM --keep lowest: the reported minimiser is the lowest-loss one of a
     }
   }
   CHECK(switched > 0);  // the case must exercise the switch
+}
+
+TEST_CASE("an exception inside a seed's task reaches the caller; the program goes on",
+          "[mc][slr]") {
+  SimSetting set;
+  set.lengths = {2};
+  ErmOptions opt;
+  opt.n_test = 50;
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(2);
+  // D = 1: every seed's teacher draw throws inside its task (solver/parallel.hpp rethrows the
+  // lowest seed's exception after the loop).
+  CHECK_THROWS_AS(run_erm(set, 1, 2.0, opt, 4, 1), std::invalid_argument);
+  // An interrupt raised before the run: the objective's first evaluation (inside a seed task,
+  // inside Ceres) throws Interrupted, which reaches the caller as such.
+  saddle::request_interrupt();
+  CHECK_THROWS_AS(run_erm(set, 20, 2.0, opt, 3, 1), saddle::Interrupted);
+  saddle::clear_interrupt();
+  const Summary S = run_erm(set, 20, 2.0, opt, 3, 1);  // and the next run works
+  CHECK(S.seeds == 3);
+  CHECK(S.converged == 3);
+  omp_set_num_threads(saved);
+}
+
+TEST_CASE("a seed gives the same results with and without parallelism inside it", "[mc][slr]") {
+  SimSetting set;
+  set.task = Task::Max;
+  set.lengths = {2, 3};
+  set.nu = 1.0;
+  set.delta = 0.2;
+  ErmOptions opt;
+  opt.n_test = 900;  // several test chunks
+  opt.restarts = 2;
+  ErmOptions one = opt;
+  one.split_seed = false;
+  const SeedResult a = run_erm_seed(set, 30, 20.0, opt, 5, 1);  // N = 600: several data chunks
+  const SeedResult b = run_erm_seed(set, 30, 20.0, one, 5, 1);
+  CHECK(a.m_k == b.m_k);
+  CHECK(a.q_v == b.q_v);
+  CHECK(a.train_loss == b.train_loss);
+  CHECK(a.e_test == b.e_test);
+  CHECK(a.e_bayes == b.e_bayes);
+  CHECK(a.test_var == b.test_var);
+  const SeedResult c = run_population_seed(set, 30, 0.5, 0.5, 0.5, 0.5, 900, 5, 1, true);
+  const SeedResult d = run_population_seed(set, 30, 0.5, 0.5, 0.5, 0.5, 900, 5, 1, false);
+  CHECK(c.e_test == d.e_test);
+  CHECK(c.e_bayes == d.e_bayes);
 }

@@ -10,6 +10,7 @@
 
 using namespace saddle;
 
+#include "tests/solver/curie_weiss.hpp"
 #include "tests/solver/toy_systems.hpp"
 using namespace saddle_test;
 
@@ -87,5 +88,71 @@ TEST_CASE("Curve driver: preferred start by free energy, coexistence", "[core][s
     CHECK(down.preferred);
     CHECK(up.coexist);
     CHECK(down.coexist);
+  }
+}
+
+// Branches through a pitchfork (tests/solver/curie_weiss.hpp): closed forms m = 0 for beta J < 1
+// at h = 0 and the non-zero root of m = tanh(beta J m) above.
+TEST_CASE("Curve driver: map radius flags the repelling branch, two starts pick it by free energy",
+          "[core][solver]") {
+  using namespace saddle_test::curie_weiss;
+  const std::vector<double> betas{0.5, 0.8, 1.5, 2.0, 3.0};
+  CurveOptions opt;
+  opt.map_radius = true;
+  for (bool jac : {true, false}) {
+    Model model(1.0, 0.0, jac);
+    // One start from the exactly symmetric state: every point is m = 0, reported converged,
+    // and map_radius = |F'(0)| = beta J says which of them the iteration repels.
+    const auto one = run_curve(model, betas, {Model::low()}, opt);
+    REQUIRE(one.size() == betas.size());
+    for (std::size_t i = 0; i < betas.size(); ++i) {
+      CHECK(one[i].converged);
+      CHECK(one[i].x[0].mean == Approx(0.0).margin(1e-12));
+      CHECK(one[i].map_radius.mean == Approx(betas[i]).epsilon(1e-7));
+      CHECK(one[i].repelling() == (betas[i] > 1.0));
+    }
+    // Two starts (the second backward from m = 1): above beta J = 1 the high start holds the
+    // non-zero root, attracting (radius < 1), with the lower free energy: preferred.
+    const auto two = run_curve(model, betas, Model::starts({}), opt);
+    REQUIRE(two.size() == 2 * betas.size());
+    const std::size_t n = betas.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const CurvePoint &lo = two[i], &hi = two[n + i];
+      const double root = positive_root(betas[i], 1.0);
+      CHECK(hi.converged);
+      CHECK(hi.x[0].mean == Approx(root).margin(1e-8));
+      if (betas[i] > 1.0) {
+        CHECK(root > 0.8);
+        CHECK(lo.repelling());
+        CHECK_FALSE(hi.repelling());
+        CHECK(hi.map_radius.mean == Approx(betas[i] * (1 - root * root)).epsilon(1e-6));
+        CHECK(hi.preferred);
+        CHECK_FALSE(lo.preferred);
+        CHECK(hi.coexist);
+        CHECK(lo.coexist);
+      } else {
+        CHECK_FALSE(hi.repelling());
+        CHECK_FALSE(hi.coexist);
+      }
+    }
+  }
+}
+
+TEST_CASE("Curve driver: a start with escape leaves a repelling symmetric warm start",
+          "[core][solver]") {
+  using namespace saddle_test::curie_weiss;
+  // The issue's run: one start m = 0.9 at beta = 0.5 (h = 0) walks to m ~ 1e-11 and would stay
+  // there; with escape it leaves m = 0 once beta J > 1 and follows the attracting root.
+  const std::vector<double> betas{0.5, 0.9, 1.25, 1.5, 2.0};
+  Model model(1.0, 0.0, false);
+  CurveOptions opt;
+  const auto stay = run_curve(model, betas, {Model::low(0.9)}, opt);
+  CHECK(stay[4].x[0].mean == Approx(0.0).margin(1e-8));
+  CHECK(std::isnan(stay[4].map_radius.mean));  // not asked for
+  const auto away = run_curve(model, betas, {Model::low(0.9, 1e-3)}, opt);
+  for (std::size_t i = 0; i < betas.size(); ++i) {
+    CHECK(away[i].converged);
+    CHECK(away[i].x[0].mean == Approx(positive_root(betas[i], 1.0)).margin(1e-7));
+    CHECK(away[i].map_radius.mean < 1.0);
   }
 }

@@ -122,3 +122,74 @@ TEST_CASE("Newton path: few passes with a Jacobian, Anderson fallback without", 
   CHECK(a.x[0] == Approx(dottie).epsilon(1e-12));
   CHECK(parse_method("newton") == Method::Newton);
 }
+
+namespace {
+// F(x) = c / x (fixed point sqrt(c), |F'| = 1 there: the plain iteration oscillates), with a
+// chart z = log x and the relative residual R = (x - F(x))/x = 1 - c/x^2, dR/dz = 2c/x^2.
+// Records the smallest x it was evaluated at.
+struct Reciprocal : FixedPointSystem {
+  double c;
+  mutable double min_x = 1e300;
+  explicit Reciprocal(double cc) : c(cc) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    min_x = std::min(min_x, x[0]);
+    return Vec::Constant(1, c / x[0]);
+  }
+  double residual_norm(const Vec& x, const Vec& fx) const override { return std::fabs(x[0] - fx[0]) / x[0]; }
+  bool chart_residual(const Vec& x, Vec& R, Eigen::MatrixXd& J, double& norm) const override {
+    min_x = std::min(min_x, x[0]);
+    R = Vec::Constant(1, 1.0 - c / (x[0] * x[0]));
+    J = Eigen::MatrixXd::Constant(1, 1, 2.0 * c / (x[0] * x[0]));
+    norm = std::fabs(R[0]);
+    return true;
+  }
+  void to_chart(const Vec& x, Vec& z) const override { z = x.array().log(); }
+  void from_chart(const Vec& z, Vec& x) const override { x = z.array().exp(); }
+};
+}  // namespace
+
+TEST_CASE("Newton in a model's chart: admissible steps, the model's norm, damped fallback", "[core][solver]") {
+  SolverOptions opt;
+  opt.method = Method::Newton;
+  opt.tol = 1e-13;
+  opt.newton_steps = 200;
+  opt.newton_halvings = 30;
+  {
+    // From x = 1e-6 (residual ~ 4e12): Newton in log x never leaves x > 0 and converges.
+    const Reciprocal sys(4.0);
+    const SolveResult r = solve(sys, Vec::Constant(1, 1e-6), opt);
+    CHECK(r.summary.converged);
+    CHECK(r.summary.path == Method::Newton);
+    CHECK(r.x[0] == Approx(2.0).epsilon(1e-12));
+    CHECK(r.summary.residual <= 1e-13);  // the model's relative norm
+    CHECK(r.summary.steps > 0);
+    CHECK(r.summary.steps <= 60);
+    CHECK(sys.min_x > 0.0);
+  }
+  {
+    // No Newton step allowed (one evaluation): the damped fallback (Heron's iteration at mix
+    // 1/2) converges, and its updates are the steps.
+    SolverOptions o = opt;
+    o.newton_steps = 1;
+    o.newton_fallback = Method::Damped;
+    o.mix = 0.5;
+    const Reciprocal sys(9.0);
+    const SolveResult r = solve(sys, Vec::Constant(1, 1.0), o);
+    CHECK(r.summary.converged);
+    CHECK(r.summary.path == Method::Damped);
+    CHECK(r.x[0] == Approx(3.0).epsilon(1e-12));
+    CHECK(r.summary.steps >= 3);
+    CHECK(r.summary.steps < 20);
+  }
+  {
+    // max_iter caps the chart's Newton steps and the fallback together.
+    SolverOptions o = opt;
+    o.max_iter = 2;
+    const Reciprocal sys(4.0);
+    const SolveResult r = solve(sys, Vec::Constant(1, 1e-6), o);
+    CHECK_FALSE(r.summary.converged);
+    CHECK(r.summary.steps == 2);
+  }
+}

@@ -64,6 +64,33 @@ TEST_CASE("parse_sweep: geometric ranges and mixed lists", "[tools][sweep]") {
   for (int k = 1; k < 13; ++k) CHECK(m[k + 1] / m[k] == Approx(std::sqrt(10.0)).epsilon(1e-10));
   CHECK(m[13] == 1.0);
   CHECK(parse_sweep("5,1:3:3", "x") == std::vector<double>{5, 1, 2, 3});
+  // The endpoints are the values typed, bit for bit (exp(log(1e-8)) is not 1e-8): a range that
+  // starts at the lower bound of a domain is inside it.
+  for (const char* t : {"1e-8:1e6:7:log", "3e-7:0.7:5:log", "0.1:0.3:3", "1e-300:1e300:9:log"}) {
+    const auto v = parse_sweep(t, "x");
+    const auto ends = split(t, ':');
+    CHECK(v.front() == std::strtod(ends[0].c_str(), nullptr));
+    CHECK(v.back() == std::strtod(ends[1].c_str(), nullptr));
+  }
+  SweepRules lam;
+  lam.min = 1e-8;
+  CHECK_NOTHROW(parse_sweep("1e-8:1e6:7:log", "lambda", lam));
+}
+
+TEST_CASE("grid sizes are counted before anything is built", "[tools][sweep]") {
+  CHECK(check_grid({1000, 1000}) == 1e6);
+  CHECK_THROWS_AS(check_grid({1000, 1001}), InputError);
+  CHECK_THROWS_AS(check_grid({2, 10000000, 10000000}), InputError);  // no overflow of the count
+  CHECK_THROWS_AS(parse_sweep("0:1:1000001", "x"), InputError);
+  CHECK(parse_sweep("0:1:1000000", "x").size() == 1000000);
+}
+
+TEST_CASE("outputs that cannot be written are errors", "[tools][output]") {
+  CHECK_THROWS_AS(write_output("/dev/full", "x\n"), InputError);
+  CHECK_THROWS_AS(write_output("/nonexistent_dir/x.csv", "x\n"), InputError);
+  CHECK_THROWS_AS(check_writable("/nonexistent_dir/x.png", "--plot"), InputError);
+  CHECK_THROWS_AS(check_writable("/", "--plot"), InputError);
+  CHECK_NOTHROW(check_writable("/tmp/saddle_check_writable_probe.png", "--plot"));
 }
 
 TEST_CASE("parse_sweep: rules (range, integers, inf)", "[tools][sweep]") {

@@ -2,6 +2,7 @@
 // it refuses. Each file is written here by hand, so the expected fields are known.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -82,4 +83,55 @@ TEST_CASE("read_csv: malformed rows, empty and foreign files are InputError", "[
     CHECK_THROWS_AS(read_csv(f.str()), InputError);
   }
   CHECK_THROWS_AS(read_csv("/nonexistent-dir-of-saddle-tests/none.csv"), InputError);
+}
+
+// Curves are split by every swept parameter that varies, whatever its name (issue 24): a model
+// swept over beta at two values of h gives two curves of four points, not one zig-zag line.
+TEST_CASE("plot: curves split by the file's swept parameters", "[tools][plot]") {
+  const std::string rows =
+      "beta,J,h,m,converged\n"
+      "0.5,1,0,0,1\n1,1,0,0,1\n1.5,1,0,0.86,1\n2,1,0,0.96,1\n"
+      "0.5,1,0.1,0.1,1\n1,1,0.1,0.4,1\n1.5,1,0.1,0.9,1\n2,1,0.1,0.97,1\n";
+  PlotOptions opt;
+  opt.y = "m";
+  for (const std::string& header : {std::string("# saddle 1\n# command: saddle cw\n") + sweep_header({"beta", "h"}) + "\n",
+                                   std::string("# saddle 1\n# command: saddle cw --beta 0.5:2:4 --h 0,0.1\n")}) {
+    INFO(header);
+    TempCsv f(header + rows);
+    const CsvData d = read_csv(f.str());
+    CHECK(swept_parameters(d, PlotHints{}) == std::vector<std::string>{"beta", "h"});
+    const gnuplot::Figure fig = plot_figure(d, PlotHints{}, opt);
+    CHECK_FALSE(fig.heat);
+    REQUIRE(fig.series.size() == 2);
+    CHECK(fig.series[0].title == "h=0");
+    CHECK(fig.series[1].title == "h=0.1");
+    for (const auto& s : fig.series) {
+      REQUIRE(s.points.size() == 4);
+      CHECK(s.points[0][0] == 0.5);
+      CHECK(s.points[3][0] == 2.0);
+    }
+  }
+  CHECK(sweep_header({"beta", "h"}) == "# sweep: beta, h");
+  CHECK(swept_columns({{"a", 3}, {"b", 1}, {"c", 2}}) == std::vector<std::string>{"a", "c"});
+}
+
+TEST_CASE("plot: flagged points break the line and get their own series", "[tools][plot]") {
+  TempCsv f("# saddle 1\n# sweep: beta\nbeta,m,repelling,converged\n0.5,0,0,1\n1.5,0,1,1\n2,0,1,1\n3,0.99,0,1\n");
+  const gnuplot::Figure fig = plot_figure(read_csv(f.str()), PlotHints{}, [] {
+    PlotOptions o;
+    o.y = "m";
+    return o;
+  }());
+  REQUIRE(fig.series.size() == 2);
+  CHECK(fig.series[0].style == gnuplot::Style::OpenCircles);
+  CHECK(fig.series[0].title == "m (repelling fixed point)");
+  CHECK(fig.series[0].points.size() == 2);
+  CHECK(fig.series[1].style == gnuplot::Style::Line);
+  CHECK(std::isnan(fig.series[1].points[1][0]));  // the break
+}
+
+TEST_CASE("gnuplot: text is a quoted string, never code", "[tools][plot]") {
+  CHECK(gnuplot::quoted("it's") == "'it''s'");
+  CHECK(gnuplot::quoted("a\nb") == "'a b'");
+  CHECK(gnuplot::quoted("|touch x") == "'|touch x'");
 }

@@ -200,9 +200,13 @@ TEST_CASE("shards: contiguous chain blocks whose union is the single run", "[too
       }
       for (std::size_t c = 0; c < kChains; ++c) CHECK(syn.calls[c] == (c >= lo && c < hi ? 1 : 0));
       const auto lines = read_lines(r.out);
-      // Header: the single run's, with "# shard: i/N" before the column line when N > 1.
+      // Header: the single run's, with "# shard: i/N (chains lo..hi-1 of 7, R rows)" before the
+      // column line when N > 1 (R = the rows of those chains, counted independently here).
       std::vector<std::string> header = kHeader;
-      if (N > 1) header.insert(header.end() - 1, "# shard: " + r.shard);
+      const std::size_t n_rows = expected_rows(lo, hi).size();
+      if (N > 1)
+        header.insert(header.end() - 1, "# shard: " + r.shard + " (chains " + std::to_string(lo) + ".." +
+                                            std::to_string(hi - 1) + " of 7, " + std::to_string(n_rows) + " rows)");
       REQUIRE(lines.size() >= header.size());
       CHECK(std::vector<std::string>(lines.begin(), lines.begin() + header.size()) == header);
       const auto rows = data_rows(lines);
@@ -247,7 +251,9 @@ TEST_CASE("shards: the default comes from SLURM_ARRAY_TASK_ID/MIN/COUNT", "[tool
   run_grid(syn.job(), r);
   const auto lines = read_lines(r.out);
   CHECK(data_rows(lines) == expected_rows(2, 4));
-  CHECK(std::find(lines.begin(), lines.end(), "# shard: 1/3") != lines.end());
+  CHECK(std::find(lines.begin(), lines.end(),
+                  "# shard: 1/3 (chains 2..3 of 7, " + std::to_string(expected_rows(2, 4).size()) + " rows)") !=
+        lines.end());
   ::setenv("SLURM_ARRAY_TASK_ID", "3", 1);  // below MIN
   CHECK_THROWS_AS(run_grid(syn.job(), r), InputError);
   ::setenv("SLURM_ARRAY_TASK_ID", "x", 1);
@@ -483,5 +489,115 @@ TEST_CASE("merge: shard files joined in-process equal the single run", "[tools][
     write_text(s.file("short.csv"), text);
     CHECK_THAT(merge_error({s.file("short.csv"), p1, p2}), Contains("malformed"));
   }
+  {
+    // A deleted row: every line well formed, the union no longer covers the grid.
+    std::string text = read_text(p1);  // chains 2 and 3: rows 2,0 2,1 2,2 3,0
+    text.erase(text.find("2,1,21,1\n"), 9);
+    write_text(s.file("deleted.csv"), text);
+    const std::string err = merge_error({p0, s.file("deleted.csv"), p2});
+    CHECK_THAT(err, Contains("points are missing"));
+    CHECK_THAT(err, Contains("chains 2..3 of 7"));
+    // A repeated row (the count still matches when another was deleted).
+    std::string dup = read_text(p1);
+    dup.replace(dup.find("2,1,21,1\n"), 9, "2,0,20,1\n");
+    write_text(s.file("dup.csv"), dup);
+    CHECK_THAT(merge_error({p0, s.file("dup.csv"), p2}), Contains("repeats the row"));
+    // Junk after the timing line is not dropped silently.
+    write_text(s.file("junk.csv"), read_text(p2) + "9,9,99,1\n");
+    CHECK_THAT(merge_error({p0, p1, s.file("junk.csv")}), Contains("after its '# timing:' line"));
+  }
   fresh_process_state();
+}
+
+TEST_CASE("cache: an edited entry is recomputed; the directory is created", "[tools][runner]") {
+  fresh_process_state();
+  Scratch s;
+  Synthetic first;
+  RunOptions r = to_file(s.file("a.csv"));
+  r.cache_dir = s.file("new_cache");  // does not exist yet
+  run_grid(first.job(), r);
+  REQUIRE(std::filesystem::is_directory(s.file("new_cache")));
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(s.file("new_cache"))) {
+    ++entries;
+    // Replace one value of each entry by nan, as a hand edit would.
+    std::string text = read_text(e.path().string());
+    const auto at = text.find(",1\n", text.find("--\n"));
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 3, ",nan\n");
+    write_text(e.path().string(), text);
+  }
+  CHECK(entries == kChains);
+  Synthetic second;
+  r.out = s.file("b.csv");
+  run_grid(second.job(), r);
+  CHECK(second.total_calls() == static_cast<int>(kChains));  // every edited entry recomputed
+  CHECK(without_timing(read_lines(s.file("b.csv"))) == without_timing(read_lines(s.file("a.csv"))));
+  Synthetic third;  // the rewritten entries are served again
+  r.out = s.file("c.csv");
+  run_grid(third.job(), r);
+  CHECK(third.total_calls() == 0);
+  // A cache path that is a file, or whose parent is missing, is refused before any output.
+  write_text(s.file("plain"), "x");
+  r.cache_dir = s.file("plain");
+  r.out = s.file("d.csv");
+  CHECK_THROWS_AS(run_grid(third.job(), r), InputError);
+  CHECK_FALSE(std::filesystem::exists(s.file("d.csv")));
+  r.cache_dir = s.file("missing/deeper");
+  CHECK_THROWS_AS(run_grid(third.job(), r), InputError);
+}
+
+TEST_CASE("run options are checked before anything is computed", "[tools][runner]") {
+  fresh_process_state();
+  Scratch s;
+  Synthetic syn;
+  RunOptions r = to_file(s.file("x.csv"));
+  r.threads = kMaxThreads + 1;
+  CHECK_THROWS_AS(run_grid(syn.job(), r), InputError);
+  r.threads = -1;
+  CHECK_THROWS_AS(run_grid(syn.job(), r), InputError);
+  r.threads = 0;
+  r.plot = s.file("no_such_dir/x.png");
+  CHECK_THROWS_AS(run_grid(syn.job(), r), InputError);
+  CHECK(syn.total_calls() == 0);
+  CHECK_FALSE(std::filesystem::exists(r.out));
+  // A grid above kMaxGridPoints rows is refused from the chain sizes alone.
+  GridJob big;
+  big.columns = {"a"};
+  big.chains.push_back({"k", static_cast<std::size_t>(kMaxGridPoints) + 1});
+  big.run_chain = [](std::size_t) -> std::vector<std::vector<std::string>> { throw std::logic_error("computed"); };
+  RunOptions rb = to_file(s.file("big.csv"));
+  CHECK_THROWS_AS(run_grid(big, rb), InputError);
+}
+
+TEST_CASE("a chain that throws keeps the complete chains before it", "[tools][runner]") {
+  fresh_process_state();
+  Scratch s;
+  for (int threads : {1, 2}) {
+    INFO("threads " << threads);
+    Synthetic syn;
+    GridJob j = syn.job();
+    auto inner = j.run_chain;
+    j.run_chain = [inner](std::size_t c) {
+      if (c == 3) throw InputError("chain 3 is outside the domain");
+      return inner(c);
+    };
+    RunOptions r = to_file(s.file("partial.csv"));
+    r.threads = threads;
+    try {
+      run_grid(j, r);
+      FAIL("no exception");
+    } catch (const InputError& e) {  // the type survives the thread team
+      CHECK_THAT(std::string(e.what()), Contains("chain 3 is outside the domain"));
+      CHECK_THAT(std::string(e.what()), Contains("6 complete rows"));
+    }
+    const auto lines = read_lines(r.out);
+    CHECK(data_rows(lines) == expected_rows(0, 3));  // chains 0..2, in order, nothing torn
+    CHECK(lines.back().rfind("# timing:", 0) != 0);
+  }
+  // Any other exception type is reported too (exit 1), never terminating the process.
+  Synthetic syn;
+  GridJob j = syn.job();
+  j.run_chain = [](std::size_t) -> std::vector<std::vector<std::string>> { throw std::out_of_range("boom"); };
+  CHECK_THROWS_WITH(run_grid(j, to_file(s.file("boom.csv"))), Contains("boom"));
 }

@@ -1,0 +1,98 @@
+// Extrapolation to infinite size: see mc/slr_extrapolate.hpp.
+#include "mc/slr_extrapolate.hpp"
+
+#include <boost/math/special_functions/gamma.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace saddle {
+namespace slr {
+namespace mc {
+
+namespace {
+constexpr double kExponents[] = {1.0, 2.0 / 3.0, 0.5};
+constexpr double kGofLevel = 0.05;
+
+double gof_p_value(double chi2, int dof) {
+  if (dof <= 0) return 1.0;
+  if (!(chi2 > 0)) return 1.0;
+  return boost::math::gamma_q(0.5 * dof, 0.5 * chi2);
+}
+}  // namespace
+
+std::string exponent_text(double p) {
+  if (p == 1.0) return "1";
+  if (std::abs(p - 2.0 / 3.0) < 1e-12) return "2/3";
+  if (p == 0.5) return "1/2";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", p);
+  return buf;
+}
+
+Extrapolation fit_power(const std::vector<SizePoint>& pts, double exponent) {
+  const int n = static_cast<int>(pts.size());
+  if (n < 2) throw std::invalid_argument("extrapolation needs at least two sizes");
+  bool weighted = true;
+  for (const auto& q : pts) {
+    if (!std::isfinite(q.value) || !std::isfinite(q.se) || !(q.D > 0))
+      throw std::invalid_argument("extrapolation: non-finite value or size");
+    if (!(q.se > 0)) weighted = false;
+  }
+  // Normal equations of y = a + b x, x = D^-p, weights w (1 unweighted).
+  double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0;
+  std::vector<double> x(n), w(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::pow(pts[i].D, -exponent);
+    w[i] = weighted ? 1.0 / (pts[i].se * pts[i].se) : 1.0;
+    S += w[i];
+    Sx += w[i] * x[i];
+    Sxx += w[i] * x[i] * x[i];
+    Sy += w[i] * pts[i].value;
+    Sxy += w[i] * x[i] * pts[i].value;
+  }
+  const double det = S * Sxx - Sx * Sx;
+  if (!(det > 1e-300 * S * Sxx)) throw std::invalid_argument("extrapolation needs two distinct sizes");
+  Extrapolation e;
+  e.exponent = exponent;
+  e.weighted = weighted;
+  e.value = (Sxx * Sy - Sx * Sxy) / det;
+  e.slope = (S * Sxy - Sx * Sy) / det;
+  e.dof = n - 2;
+  double chi2 = 0;
+  for (int i = 0; i < n; ++i) {
+    const double r = pts[i].value - e.value - e.slope * x[i];
+    chi2 += w[i] * r * r;
+  }
+  e.chi2 = chi2;
+  double var_a = Sxx / det;  // (X^T W X)^-1 [0][0]
+  if (!weighted) {  // unweighted: the residual variance is the error scale
+    var_a *= e.dof > 0 ? chi2 / e.dof : 0.0;
+    e.p_value = 1.0;
+  } else {
+    e.p_value = gof_p_value(chi2, e.dof);
+  }
+  e.se = std::sqrt(std::max(0.0, var_a));
+  e.p_value_inverse = exponent == 1.0 ? e.p_value : 1.0;
+  return e;
+}
+
+Extrapolation extrapolate(const std::vector<SizePoint>& pts) {
+  Extrapolation best = fit_power(pts, 1.0);
+  const double p_inverse = best.p_value;
+  if (best.weighted && best.dof > 0 && p_inverse < kGofLevel) {
+    for (double p : kExponents) {
+      if (p == 1.0) continue;
+      const Extrapolation e = fit_power(pts, p);
+      if (e.chi2 < best.chi2) best = e;
+    }
+  }
+  best.p_value_inverse = p_inverse;
+  if (best.weighted && best.dof > 0 && best.chi2 > best.dof) best.se *= std::sqrt(best.chi2 / best.dof);
+  return best;
+}
+
+}  // namespace mc
+}  // namespace slr
+}  // namespace saddle

@@ -1,0 +1,220 @@
+// The one gnuplot driver (see gnuplot.hpp): a Figure as data files and a script, gnuplot spawned
+// with an argv array, the PNG opened here and given to gnuplot as its stdout.
+#include "tools/gnuplot.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tools/cli_common.hpp"
+
+extern char** environ;
+
+namespace saddle {
+namespace gnuplot {
+namespace {
+
+// Temporary files of one figure, removed when it goes out of scope (also on errors).
+class TempFiles {
+ public:
+  TempFiles() = default;
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  ~TempFiles() {
+    for (const auto& p : paths_) ::unlink(p.c_str());
+  }
+  // A new empty file (mkstemp: private, unpredictable name) in $TMPDIR or /tmp.
+  std::string make(const std::string& tag) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/saddle_plot_" + tag + "_XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    const int fd = ::mkstemp(buf.data());
+    if (fd < 0) throw InputError("plot: cannot create a temporary file in '" + pattern + "'");
+    ::close(fd);
+    paths_.emplace_back(buf.data());
+    return paths_.back();
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+// Runs `gnuplot script` with stdout into `png` (opened here) and stderr into a temporary file;
+// throws InputError with gnuplot's first message if it fails or writes nothing. A failed PNG is
+// removed.
+void run_gnuplot(const std::string& script_path, const std::string& png, TempFiles& tmp) {
+  const int out_fd = ::open(png.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (out_fd < 0)
+    throw InputError("plot: cannot write '" + png + "': " + std::strerror(errno));
+  const std::string err_path = tmp.make("stderr");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0);
+  std::string arg0 = "gnuplot", arg1 = script_path;
+  char* argv[] = {&arg0[0], &arg1[0], nullptr};
+  pid_t pid = 0;
+  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  if (spawn_rc == 0)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  struct stat st {};
+  const bool wrote = ::fstat(out_fd, &st) == 0 && st.st_size > 0;
+  ::close(out_fd);
+  if (spawn_rc != 0) {
+    ::unlink(png.c_str());
+    throw InputError("plot: cannot run gnuplot (install gnuplot-nox): " + std::string(std::strerror(spawn_rc)));
+  }
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && wrote;
+  if (!ok) {
+    ::unlink(png.c_str());
+    std::ifstream ef(err_path);
+    std::string line, msg;
+    while (std::getline(ef, line) && msg.size() < 200)
+      if (line.find_first_not_of(" \t^") != std::string::npos) msg += (msg.empty() ? "" : " | ") + line;
+    throw InputError("plot: gnuplot failed writing '" + png + "'" + (msg.empty() ? "" : ": " + msg));
+  }
+}
+
+std::string label(const Label& l) { return quoted(l.text) + (l.enhanced ? "" : " noenhanced"); }
+
+const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                          "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+std::string color(int c) {
+  return c < 0 ? " lc rgb 'black'" : std::string(" lc rgb '") + kPalette[c % 10] + "'";
+}
+
+std::string style(Style s) {
+  switch (s) {
+    case Style::Line: return "with lines lw 2";
+    case Style::LinePoints: return "with linespoints pt 7 ps 0.4 lw 2";
+    case Style::DashedLine: return "with lines dt 2 lw 2";
+    case Style::OpenCircles: return "with points pt 6 ps 1.1";
+    case Style::Crosses: return "with points pt 2 ps 1.6";
+    case Style::ErrorBars: return "with yerrorbars pt 7 ps 0.9";
+  }
+  return "with lines";
+}
+
+void write_number(std::ostream& f, double v) {
+  if (std::isnan(v)) f << "NaN";
+  else f << v;
+}
+
+}  // namespace
+
+std::string quoted(const std::string& text) {
+  // '' stands for a quote inside a single-quoted string and nothing else is special there;
+  // control characters (a newline would end the command) become spaces.
+  std::string out = "'";
+  for (char ch : text) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '\'') out += "''";
+    else if (u < 0x20 || u == 0x7f) out += ' ';
+    else out += ch;
+  }
+  return out + "'";
+}
+
+void draw(const Figure& fig, const std::string& png) {
+  TempFiles tmp;
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size " << fig.width << "," << fig.height << " enhanced font 'Sans,13'\n";
+  gp << "set output\n";  // stdout, which run_gnuplot points at the PNG
+  gp << "set datafile separator ','\nset grid\n";
+  gp << (fig.key == Key::Below ? "set key below left maxcols 3 font ',10' spacing 1.1\n"
+                               : "set key inside top right font ',11' spacing 1.1\n");
+  if (fig.pad && !fig.heat) {
+    if (!fig.logx) gp << "set autoscale xfix\n";
+    if (!fig.logy) gp << "set autoscale yfix\n";
+    gp << "set offsets " << (fig.logx ? "0, 0" : "graph 0.03, graph 0.03") << ", "
+       << (fig.logy ? "0, 0" : "graph 0.05, graph 0.05") << "\n";
+  }
+  if (!fig.title.empty()) gp << "set title " << quoted(fig.title) << " noenhanced\n";
+  gp << "set xlabel " << label(fig.x) << "\n";
+  gp << "set ylabel " << label(fig.y) << "\n";
+  if (fig.logx) gp << "set logscale x\nset format x '10^{%L}'\n";
+  if (fig.logy) gp << "set logscale y\nset format y '10^{%L}'\n";
+  gp << "set lmargin 12\n";
+  gp.precision(12);
+  if (fig.heat) {
+    const HeatMap& h = fig.heat_map;
+    if (h.cells.empty()) throw InputError("plot: nothing to draw (no matching rows for the heat map)");
+    const std::string path = tmp.make("heat");
+    std::ofstream f(path);
+    f.precision(12);
+    double zmax = 0.0;
+    for (std::size_t i = 0; i < h.cells.size(); ++i) {
+      const auto& c = h.cells[i];
+      if (i > 0 && c[1] != h.cells[i - 1][1]) f << "\n";  // a new row of the grid
+      f << c[0] << "," << c[1] << ",";
+      write_number(f, c[2]);
+      f << "\n";
+      if (std::isfinite(c[2])) zmax = std::max(zmax, std::fabs(c[2]));
+    }
+    if (!f) throw InputError("plot: cannot write the temporary data file '" + path + "'");
+    f.close();
+    gp << "set view map\nset pm3d map interpolate 0,0\nset contour base\nset cntrparam levels auto 10\n"
+          "unset key\nset cblabel " << label(h.z) << "\n";
+    if (h.diverging) {
+      // Diverging palette centred on 0, with contour levels symmetric about 0 (0 among them).
+      const double m = zmax > 0 ? zmax : 1.0;
+      gp << "set palette defined (-1 'blue', 0 'white', 1 'red')\nset cbrange [-" << m << ":" << m << "]\n";
+      const double step = std::pow(10.0, std::floor(std::log10(m / 4.0)));
+      const double st = m / step > 40 ? 10 * step : (m / step > 16 ? 5 * step : (m / step > 8 ? 2 * step : step));
+      gp << "set cntrparam levels incremental " << -std::floor(m / st) * st << "," << st << "," << m << "\n";
+    }
+    gp << "splot " << quoted(path) << " using 1:2:3 with pm3d, '' using 1:2:3 with lines nosurface lc rgb 'black'\n";
+  } else {
+    std::vector<std::string> cmds;
+    for (const Series& s : fig.series) {
+      if (s.points.empty()) continue;
+      const std::string path = tmp.make("series");
+      std::ofstream f(path);
+      f.precision(12);
+      bool broken = true;
+      for (const auto& p : s.points) {
+        if (std::isnan(p[0])) {
+          if (!broken) f << "\n";  // one blank line breaks the line
+          broken = true;
+          continue;
+        }
+        f << p[0] << "," << p[1] << "," << (std::isfinite(p[2]) ? p[2] : 0.0) << "\n";
+        broken = false;
+      }
+      if (!f) throw InputError("plot: cannot write the temporary data file '" + path + "'");
+      f.close();
+      cmds.push_back(quoted(path) + (s.style == Style::ErrorBars ? " using 1:2:3 " : " using 1:2 ") +
+                     style(s.style) + color(s.color) + " title " + quoted(s.title) + " noenhanced");
+    }
+    if (cmds.empty()) throw InputError("plot: nothing to draw");
+    gp << "plot ";
+    for (std::size_t i = 0; i < cmds.size(); ++i) gp << (i ? ", \\\n     " : "") << cmds[i];
+    gp << "\n";
+  }
+  const std::string script_path = tmp.make("script");
+  {
+    std::ofstream sf(script_path);
+    sf << gp.str();
+    if (!sf) throw InputError("plot: cannot write the gnuplot script '" + script_path + "'");
+  }
+  run_gnuplot(script_path, png, tmp);
+}
+
+}  // namespace gnuplot
+}  // namespace saddle

@@ -1,0 +1,69 @@
+// The one gnuplot driver of saddle: `saddle plot`, --plot and `saddle figures` describe a figure
+// as data (axes, labels, series of points, each with a style from a fixed set, or a heat map) and
+// draw() turns it into a PNG. The data go to temporary files and a generated script, gnuplot is
+// spawned directly (no shell) and writes the image to its stdout, which saddle opens itself: no
+// path ever reaches gnuplot, and every text (title, labels, legend entries) reaches the script
+// only inside a single-quoted gnuplot string, so no text from a user or a file runs as code.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+namespace saddle {
+namespace gnuplot {
+
+// A label: literal text (noenhanced), or gnuplot enhanced text ({/Symbol a}, ^{...}, _{...})
+// from a trusted table (still a quoted string, never code).
+struct Label {
+  std::string text;
+  bool enhanced = false;
+};
+
+enum class Style {
+  Line,         // solid line
+  LinePoints,   // solid line with small filled points (a curve broken by flagged points)
+  DashedLine,   // dashed line (references: Bayes risk, ridge baseline)
+  OpenCircles,  // open circles (flagged points: RS-unstable, repelling)
+  Crosses,      // crosses (a prediction at the markers' x)
+  ErrorBars,    // filled points with vertical error bars (simulation; se = third value)
+};
+
+struct Series {
+  std::string title;  // legend entry, literal text
+  Style style = Style::Line;
+  int color = 0;      // index into the palette; -1: black
+  // (x, y, se) per point, drawn in this order; a point with a NaN x breaks a line.
+  std::vector<std::array<double, 3>> points;
+};
+
+enum class Key { TopRight, Below };
+
+// A heat map of z over (x, y) with contour lines; NaN z: blank cell.
+struct HeatMap {
+  Label z;
+  bool diverging = false;  // palette blue-white-red centred on 0 with symmetric contour levels
+  std::vector<std::array<double, 3>> cells;  // (x, y, z), sorted by y then x
+};
+
+struct Figure {
+  int width = 1000, height = 700;
+  std::string title;  // literal
+  Label x, y;
+  bool logx = false, logy = false;
+  bool pad = false;  // linear axes fit the data with a small margin (markers at the ends stay visible)
+  Key key = Key::TopRight;
+  std::vector<Series> series;
+  bool heat = false;  // draw `heat_map` instead of the series
+  HeatMap heat_map;
+};
+
+// Writes `png` (opened by saddle, created or truncated); throws InputError if it cannot be
+// written, gnuplot is missing or fails (with gnuplot's first message), or there is nothing to
+// draw. A failed PNG is removed; no temporary file is left behind.
+void draw(const Figure& figure, const std::string& png);
+
+// A gnuplot single-quoted string holding `text` literally (for tests of the quoting).
+std::string quoted(const std::string& text);
+
+}  // namespace gnuplot
+}  // namespace saddle
