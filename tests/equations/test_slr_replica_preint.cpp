@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "equations/slr_replica.hpp"
-#include "equations/slr_replica_stability.hpp"
 #include "integrators/estimate.hpp"
 
 using namespace saddle;
@@ -101,10 +100,10 @@ TEST_CASE("pre-integrated channel agrees with the sampled channel where the jump
   }
   // The jump term is small but not 0 here: about a quarter of the lines have a tie of two
   // local minima (measured: jump share 0.0057 +- 0.0002 at 16 and at 32 nodes), below the
-  // floor kJumpFloor = 0.01 of the RS verdict.
+  // floor kJumpFloor = 0.03 of the RS verdict (and below 0.01).
   const Estimate jk = summarize(a.v[6]), jv = summarize(a.v[7]);
-  CHECK(jk.mean < kJumpFloor * (0.1 + summarize(a.v[2]).mean));
-  CHECK(jv.mean < kJumpFloor * (0.1 + summarize(a.v[5]).mean));
+  CHECK(jk.mean < 0.01 * (0.1 + summarize(a.v[2]).mean));
+  CHECK(jv.mean < 0.01 * (0.1 + summarize(a.v[5]).mean));
 }
 
 TEST_CASE("pre-integrated jump term: Hessian form minus jumps is the Stein form",
