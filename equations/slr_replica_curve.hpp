@@ -25,9 +25,10 @@ struct ReplicaPoint : CurveStatus, ReplicaValues<Estimate> {
 
 // Newton steps on the 6 unknowns with the map's Jacobian from the same channel pass
 // (Method::Newton, at most 8 passes), then the Anderson-accelerated (depth 5) iteration with mix
-// 0.5 as the fallback; tol 1e-5, max_iter 300, stall_window 20, no Newton polish. The
-// pre-integrated map is continuous and Newton converges in 3-5 passes; the sampled map is
-// piecewise constant in the jumps, where Anderson ends in its small limit cycle.
+// 0.5 as the fallback; tol 1e-5, max_iter 300, stall_window 20, no Newton polish. The sampled
+// map is piecewise constant in the jumps, where Anderson can end in its small limit cycle; the
+// pre-integrated map is continuous (measured on the softmax L = 2 curve: Newton in 4-8 passes at
+// most points, fallbacks at a few, as with the sampled map).
 // A stalled replicate counts as converged below stall_accept = 1e-2; failed replicates are
 // retried (damped, mix 0.2, at most 1500 iterations). Refinement (target_se > 0) raises the QMC
 // points 4x per level; points whose RS fixed point is unstable are refined only with
