@@ -26,9 +26,8 @@
 // safeguarded Newton iteration on D(x) = value(b) - value(a) between the branch a followed from
 // the left node and b followed from the right node (dD/dx from slope()); a third branch that is
 // lower at the tie splits the interval (recursively). Lines without jumps use the Gauss-Hermite
-// nodes; lines with jumps are integrated piece by piece with Gauss-Legendre in u = Phi(x) (on the
-// two outer pieces after a cubic map that flattens the tail), about n nodes in all (each piece
-// gets a share by its probability mass, at least 3).
+// nodes; lines with jumps are integrated piece by piece with Gauss-Legendre in u = Phi(x), about
+// n nodes in all (each piece gets a share by its probability mass, at least 3).
 // A branch that is global only inside one interval and not at its nodes (an excursion) is missed;
 // by the monotonicity of a proximal minimiser along its own field (docs §4.9) such an excursion
 // needs a branch that moves by more than the jump within one interval, which was not seen.
@@ -239,19 +238,7 @@ void build_line_rule(P& prob, const LineOptions& opt, LineRule<typename P::Point
     int m = std::max(3, std::min(opt.nodes, static_cast<int>(std::ceil(opt.nodes * mass)) + 2));
     const Rule1D& gl = gauss_legendre(m);
     for (int i = 0; i < m; ++i) {
-      // t in [0, 1] along the piece's mass. On the two outer pieces x(t) has a log singularity
-      // at the infinite end (x ~ sqrt(2 log 1/tail)); t = s^3 (first piece) or 1 - (1-s)^3
-      // (last) with its Jacobian 3 s^2 flattens it, so that Legendre in s converges fast.
-      const double sl = 0.5 * (1.0 + gl.x[i]);
-      double t = sl, jac = 1.0;
-      if (k == 0) {
-        t = sl * sl * sl;
-        jac = 3.0 * sl * sl;
-      } else if (k == np - 1) {
-        const double r = 1.0 - sl;
-        t = 1.0 - r * r * r;
-        jac = 3.0 * r * r;
-      }
+      const double t = 0.5 * (1.0 + gl.x[i]);
       LineNode<Point> nd;
       if (upper) {
         nd.x = -norm_quantile(ua - mass * t);
@@ -259,7 +246,7 @@ void build_line_rule(P& prob, const LineOptions& opt, LineRule<typename P::Point
         nd.x = norm_quantile(ua + mass * t);
       }
       nd.x = std::min(std::max(nd.x, std::isfinite(a) ? a : -40.0), std::isfinite(b) ? b : 40.0);
-      nd.w = 0.5 * mass * gl.w[i] * jac;
+      nd.w = 0.5 * mass * gl.w[i];
       // The piece's branch: the global minimiser at the node (the pieces are where it is one
       // branch).
       nd.pt = prob.global(nd.x);

@@ -77,19 +77,19 @@ TEST_CASE("line rule: the jump of a double well and its closed-form expectations
     // u = Phi(x) integrates constants on each piece exactly).
     CHECK(integrate(rule, [](double, int s) { return double(s); }) ==
           Approx(1.0 - 2.0 * norm_cdf(b)).margin(1e-13));
-    // A smooth function times the jump: E[(1 + x) 1{x > b}] = 1 - Phi(b) + phi(b). In u = Phi(x)
-    // the factor x has log singularities at the infinite ends of the outer pieces; the cubic map
-    // there flattens them (at b = 0.7, measured: error 2.3e-5, 2.3e-6, 1.1e-7, 3.2e-9 at 8, 16,
-    // 32, 64 nodes; plain Legendre in u: 2.3e-3, 1.1e-3, 3.8e-4, 1.1e-4).
+    // A smooth function times the jump: E[(1 + x) 1{x > b}] = 1 - Phi(b) + phi(b). In u the
+    // factor x = Phi^-1(u) has integrable log singularities at the infinite ends of the outer
+    // pieces, so the Legendre rule converges slowly there (at b = 0.7, measured: error 2.3e-3,
+    // 1.1e-3, 3.8e-4, 1.1e-4 at 8, 16, 32, 64 nodes).
     CHECK(integrate(rule, [](double x, int s) { return s > 0 ? 1.0 + x : 0.0; }) ==
-          Approx(1.0 - norm_cdf(b) + norm_pdf(b)).margin(5e-5));
+          Approx(1.0 - norm_cdf(b) + norm_pdf(b)).margin(2e-3));
     {
       LineOptions fine = opt;
       fine.nodes = 64;
       LineRule<TwoWells::Point> r64;
       build_line_rule(prob, fine, r64);
       CHECK(integrate(r64, [](double x, int s) { return s > 0 ? 1.0 + x : 0.0; }) ==
-            Approx(1.0 - norm_cdf(b) + norm_pdf(b)).margin(1e-7));
+            Approx(1.0 - norm_cdf(b) + norm_pdf(b)).margin(2.5e-4));
     }
     // The jump term of a quantity G of the branch: E[delta(D) (Delta G)^2] = density (Delta G)^2;
     // with G = s: 4 phi(b)/2.
