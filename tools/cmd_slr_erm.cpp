@@ -64,6 +64,8 @@ void run_erm(const ErmCli& o) {
     throw InputError(std::string("--channel: ") + e.what());
   }
   if (o.line_nodes < 4 || o.line_nodes > 64) throw InputError("--line-nodes: must be in 4..64");
+  if (channel != ChannelKind::Sampled && rsb_selected(o.rsb))
+    throw InputError("--channel preint: only with --symmetry rs (the 1rsb channel is sampled)");
   // Default QMC points per replicate: 4096 draws (sampled), 1024 lines (pre-integrated: each line
   // is a 1-D rule of about --line-nodes prox solves, §4.9; at 256 lines the softmax L = 2 curve
   // reads test errors ~0.002 too high at alpha = 5..8, measured against 4096 lines).

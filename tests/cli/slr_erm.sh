@@ -29,6 +29,7 @@ expect_error slr erm --target-se -1
 expect_error slr erm --channel foo
 expect_error slr erm --channel preint --line-nodes 3
 expect_error slr erm --channel preint --points 8
+expect_error slr erm --channel preint --symmetry 1rsb
 expect_error slr bayes --alpha 0
 expect_error slr bayes --delta -1
 expect_error slr bayes --init foo
