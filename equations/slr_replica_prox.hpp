@@ -229,6 +229,31 @@ inline void grid_minima(const double* val, int n1, int n2, double a0, double h1,
 }
 }  // namespace detail
 
+// Channel quantities at a minimiser chi of (S17) with objective F: z_hat, residual, and the
+// diagonal of 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20). With the block inverse of V^-1 + H:
+// chi block = Hphi^-1, z block = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
+template <int L>
+inline ProxResult<L> prox_result(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, double F) {
+  ProxResult<L> out;
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, chi, dv);
+  out.chi = chi;
+  out.z = dv.z;
+  out.s = dv.s;
+  out.residual = dv.r;
+  out.objective = F;
+  out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
+  Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
+  out.hessian_ok = llt.info() == Eigen::Success;
+  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
+  const Eigen::Matrix<double, L, L> Zb = dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose();
+  for (int l = 0; l < L; ++l) {
+    out.J_chi(l) = 1.0 / in.V_k - Hinv(l, l) / (in.V_k * in.V_k);
+    out.J_z(l) = 1.0 / in.V_v - Zb(l, l) / (in.V_v * in.V_v);
+  }
+  return out;
+}
+
 // The global proximal step: returns the minimiser of (S16) with its channel quantities.
 // Search: a grid over the reduced objective in the search coordinates t (chi = base + M t) on the
 // cube t0 + R[-1, 1]^d, then Newton on Phi from the best grid local minima (a second and third
@@ -237,7 +262,6 @@ inline void grid_minima(const double* val, int n1, int n2, double a0, double h1,
 template <int L>
 inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt) {
   static_assert(L >= 1 && L <= kMaxL, "L out of range");
-  ProxResult<L> out;
   VecL<L> s;
   // Search coordinates.
   int d = 0;
@@ -416,26 +440,7 @@ inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxO
     }
   }
 
-  // Channel quantities at the minimiser: z_hat, residual, and the diagonal of
-  // 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20). With the block inverse of V^-1 + H:
-  // chi block = Hphi^-1, z block = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
-  PhiDerivs<L> dv;
-  phi_derivs<L>(act, in, bchi, dv);
-  out.chi = bchi;
-  out.z = dv.z;
-  out.s = dv.s;
-  out.residual = dv.r;
-  out.objective = bestF;
-  out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
-  Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
-  out.hessian_ok = llt.info() == Eigen::Success;
-  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
-  const Eigen::Matrix<double, L, L> Zb = dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose();
-  for (int l = 0; l < L; ++l) {
-    out.J_chi(l) = 1.0 / in.V_k - Hinv(l, l) / (in.V_k * in.V_k);
-    out.J_z(l) = 1.0 / in.V_v - Zb(l, l) / (in.V_v * in.V_v);
-  }
-  return out;
+  return prox_result<L>(act, in, bchi, bestF);
 }
 
 // Full 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20) at a minimiser chi of (S17), as its three L x L

@@ -18,8 +18,10 @@ namespace {
 
 struct ErmCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
-              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein";
-  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20;
+              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
+              channel = "sampled";
+  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20,
+      line_nodes = 6;
   unsigned long long seed = 1;
   double stall_accept = 1e-2;
   bool no_retry = false;
@@ -29,6 +31,7 @@ struct ErmCli {
   SolverOptions solver;
   std::string method;
   RunOptions run;
+  CLI::Option* points_opt = nullptr;  // --points given? (else the channel's default)
   ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/cmd_slr_rsb.cpp)
   ErmCli() {
     slr::ReplicaCurveOptions d;
@@ -54,6 +57,20 @@ void run_erm(const ErmCli& o) {
   } catch (const std::exception& e) {
     throw InputError(std::string("--vhat: ") + e.what());
   }
+  ChannelKind channel;
+  try {
+    channel = parse_channel_kind(o.channel);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--channel: ") + e.what());
+  }
+  if (o.line_nodes < 4 || o.line_nodes > 64) throw InputError("--line-nodes: must be in 4..64");
+  if (channel != ChannelKind::Sampled && rsb_selected(o.rsb))
+    throw InputError("--channel preint: only with --symmetry rs (the 1rsb channel is sampled)");
+  // Default QMC points per replicate: 4096 draws (sampled), 1024 lines (pre-integrated: each line
+  // is a 1-D rule of about --line-nodes prox solves, §4.9; at 256 lines the softmax L = 2 curve
+  // reads test errors ~0.002 too high at alpha = 5..8, measured against 4096 lines).
+  const int points =
+      o.points_opt && o.points_opt->count() == 0 && channel != ChannelKind::Sampled ? 1024 : o.points;
   const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
   // Documented domain (README "Errors and exit codes").
   const SlrReplicaRules rules = slr_replica_rules(task);
@@ -68,11 +85,11 @@ void run_erm(const ErmCli& o) {
   std::vector<ReplicaInit> inits;
   for (const auto& s : init_names)
     inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);
-  if (o.points < 16) throw InputError("--points: must be >= 16");
+  if (points < 16) throw InputError("--points: must be >= 16");
   if (o.replicates < 2) throw InputError("--replicates: must be >= 2 (error bars need R >= 2)");
-  if (o.points > (1 << 22)) throw InputError("--points: must be <= 4194304");
+  if (points > (1 << 22)) throw InputError("--points: must be <= 4194304");
   if (o.replicates > 1024) throw InputError("--replicates: must be <= 1024");
-  checked_count({static_cast<double>(o.points), static_cast<double>(o.replicates)}, 1 << 24,
+  checked_count({static_cast<double>(points), static_cast<double>(o.replicates)}, 1 << 24,
                 "--points x --replicates");
   if (o.grid1 < 3 || o.grid1 > 513) throw InputError("--grid1: must be in 3..513");
   if (o.grid2 < 3 || o.grid2 > 41) throw InputError("--grid2: must be in 3..41");
@@ -93,7 +110,9 @@ void run_erm(const ErmCli& o) {
             s.delta = delta;
             s.activation = parse_activation(a);
             s.vhat = vhat;
-            s.n_points = o.points;
+            s.channel = channel;
+            s.line.nodes = o.line_nodes;
+            s.n_points = points;
             s.replicates = o.replicates;
             s.seed = o.seed;
             s.prox.grid1 = o.grid1;
@@ -119,7 +138,7 @@ void run_erm(const ErmCli& o) {
                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "jump_share",
+                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "rs_reason", "jump_share",
                  "jump_share_se", "points", "path"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
@@ -131,7 +150,8 @@ void run_erm(const ErmCli& o) {
                            "channel expectation and the test error averaged over L (§4.6)");
   table.setting("vhat", to_string(vhat) +
                             " (stein = (S20'), hessian = (S20)); both forms reported as columns");
-  table.setting("qmc", "Sobol, " + std::to_string(o.points) + " points x " +
+  table.setting("qmc", "Sobol, " + std::to_string(points) +
+                           (channel == ChannelKind::Sampled ? " points x " : " lines x ") +
                            std::to_string(o.replicates) + " random shifts, seed " +
                            std::to_string(o.seed) +
                            "; one fixed point per replicate, values are means, *_se standard errors; "
@@ -139,6 +159,12 @@ void run_erm(const ErmCli& o) {
                            std::to_string(o.max_refine) +
                            (o.refine_unstable ? " (all points)" : " (points not RS-unstable)") +
                            ", points = QMC points per replicate used");
+  table.setting("channel",
+                channel == ChannelKind::Sampled
+                    ? "sampled: plain QMC over every coordinate of the channel draw (§7b)"
+                    : "preint: one key-noise direction per QMC point integrated along a line, jumps "
+                      "of the proximal minimiser located, Gauss rules on the pieces, " +
+                          std::to_string(o.line_nodes) + " nodes (§4.9)");
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
   table.setting("solver", describe(opt) +
@@ -157,10 +183,12 @@ void run_erm(const ErmCli& o) {
                 "replicon (de Almeida-Thouless) eigenvalue of the RS fixed point from the "
                 "Hessian-form Jacobian; rs_stability = stable (at + 2 se < 1), unstable "
                 "(at - 2 se > 1: replica symmetry is broken and the RS value is not the ERM "
-                "answer) or marginal; jump_share = max over k, v of |Vhat_hessian - Vhat_stein| / "
-                "(lambda + |Vhat_hessian|), the relative change of V due to jumps of the proximal "
-                "minimiser (above about 0.04 the ERM landscape has several minima, "
-                "docs/slr_replica.md); path = the iteration each replicate's result came from "
+                "answer) or marginal; jump_share = the relative change of V due to jumps of the "
+                "proximal minimiser, max over k, v of Vhat_jump / (lambda + |Vhat_hessian|) "
+                "(preint: Vhat_jump = the jump term (S20b) from the located jumps; sampled: "
+                "Vhat_hessian - Vhat_stein, a difference of two noisy estimators); preint only: "
+                "a point with jump_share - 2 se > 0.03 is rs_stability = unstable; rs_reason = "
+                "why a point is not stable (replicon, jumps) or empty; path = the iteration each replicate's result came from "
                 "(newton: Newton steps with the map's Jacobian from the channel pass; anderson: the "
                 "Anderson iteration, alone or as the fallback of newton; damped: the retry), with "
                 "counts when the replicates differ");
@@ -186,7 +214,10 @@ void run_erm(const ErmCli& o) {
   for (const ReplicaSetting& s : settings)
     job.chains.push_back({"L=" + length_key(replica_lengths(s)) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
                               ";delta=" + fmt(s.delta) + ";act=" + to_string(s.activation) +
-                              ";inits=" + o.init + ";alpha=" + alpha_key,
+                              ";inits=" + o.init + ";alpha=" + alpha_key +
+                              (s.channel == ChannelKind::Sampled
+                                   ? std::string()
+                                   : ";channel=preint;nodes=" + std::to_string(s.line.nodes)),
                           inits.size() * alphas.size()});
   job.run_chain = [=](std::size_t c) {
     const ReplicaSetting& s = settings[c];
@@ -216,6 +247,7 @@ void run_erm(const ErmCli& o) {
       row.push_back(fmt(p.at_eigenvalue.mean));
       row.push_back(fmt(p.at_eigenvalue.se));
       row.push_back(to_string(p.stability));
+      row.push_back(to_string(p.rs_reason));
       row.push_back(fmt(p.jump_share.mean));
       row.push_back(fmt(p.jump_share.se));
       row.push_back(std::to_string(p.n_points));
@@ -254,7 +286,18 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
   sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
       ->capture_default_str();
-  sub->add_option("--points", o->points, "QMC points per replicate (§7b), <= 4194304")->capture_default_str()
+  sub->add_option("--channel", o->channel,
+                  "Channel integration: sampled (plain QMC over every coordinate, §7b) | preint (one "
+                  "key-noise direction integrated exactly across the jumps of the proximal "
+                  "minimiser, with the jump term (S20b); opt-in, §4.9)")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--line-nodes", o->line_nodes,
+                  "Pre-integrated channel: Gauss-Hermite nodes per line (and the budget of the "
+                  "piecewise rule on lines with jumps), 4..64")
+      ->capture_default_str()->group("Integration");
+  o->points_opt = sub->add_option("--points", o->points,
+                  "QMC points per replicate (§7b), <= 4194304; default 4096 (sampled), 1024 lines "
+                  "(preint)")
       ->group("Integration");
   sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
       ->capture_default_str()->group("Integration");

@@ -26,6 +26,10 @@ expect_error slr erm --replicates 1
 expect_error slr erm --L 3 --L-dist 1,2
 expect_error slr erm --L-dist 1,9
 expect_error slr erm --target-se -1
+expect_error slr erm --channel foo
+expect_error slr erm --channel preint --line-nodes 3
+expect_error slr erm --channel preint --points 8
+expect_error slr erm --channel preint --symmetry 1rsb
 expect_error slr bayes --alpha 0
 expect_error slr bayes --delta -1
 expect_error slr bayes --init foo
@@ -76,6 +80,21 @@ echo "$out" | grep -v '^#' | awk -F, '
     d=$c["at_eigenvalue"]-th; if (d<0) d=-d; if (d>5e-3) { print "AT " $c["at_eigenvalue"] " vs " th; exit 1 }
     if ($c["rs_stability"] != "stable") { print "rs_stability " $c["rs_stability"]; exit 1 } }' \
   || fail "erm L=1 ridge closed form"
+
+# The same closed form through the pre-integrated channel (§4.9): softmax L = 1 has no key side,
+# the prox is convex, so no jump term (jump_share = 0) and no rs_reason.
+out=$("$SADDLE" slr erm --L 1 --alpha 2 --lambda 0.1 --delta 0.25 --activation softmax \
+      --channel preint --points 512 --replicates 4) || fail "erm L=1 preint failed"
+echo "$out" | grep -q "^# channel: preint" || fail "erm preint: channel header"
+echo "$out" | grep -v '^#' | awk -F, '
+  NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { lam=0.1; a=2; D=0.25; b=lam+a-1; V=(-b+sqrt(b*b+4*lam))/(2*lam); m=a*V/(1+V);
+    th=a*V*V/((1+V)*(1+V)); q=(m*m+th*(1-2*m+D))/(1-th); E=1-2*m+q;
+    if ($c["converged"] != 1) { print "not converged"; exit 1 }
+    d=$c["test_error"]-E; if (d<0) d=-d; if (d>5e-3) { print "E " $c["test_error"] " vs " E; exit 1 }
+    if ($c["jump_share"] != 0) { print "jump_share " $c["jump_share"]; exit 1 }
+    if ($c["rs_stability"] != "stable" || $c["rs_reason"] != "") { print "rs " $c["rs_stability"] " " $c["rs_reason"]; exit 1 } }' \
+  || fail "erm L=1 preint ridge closed form"
 
 # bayes: L = 1 closed form Q_v = [(1+D+a) - sqrt((1+D+a)^2 - 4a)]/2.
 out=$("$SADDLE" slr bayes --L 1 --alpha 2 --delta 0.3 --points 512 --replicates 3) \
