@@ -100,7 +100,7 @@ void check_population_domain(const PopulationSetting& set, double m_k, double q_
   if (q_k < m_k * m_k * (1.0 - 1e-12) - 1e-300)
     throw std::invalid_argument("SLR population: q_k must be >= m_k^2");
   const double qmax = population_max_qk(set.task, set.activation, set.nu);
-  if (q_k > qmax)
+  if (q_k > qmax * (1.0 + 1e-12))  // the rounding of m_k^2 at the edge stays inside
     throw PopulationDomainError("SLR population: q_k = " + fmt_num(q_k) + " is above " +
                                 fmt_num(qmax) + ", the largest key overlap of " +
                                 to_string(set.activation) + " attention in " + to_string(set.task) +

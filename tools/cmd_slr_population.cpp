@@ -219,12 +219,15 @@ void register_slr_population(CLI::App& slr) {
   sub->add_option("--activation", o->activation, "softmax, linear, erf, softplus (comma list)")
       ->capture_default_str();
   sub->add_option("--m-k", o->m_k,
-                  "Evaluate at this key overlap m_k in [0, 200] (sweepable) instead of optimising it");
+                  "Evaluate at this key overlap m_k >= 0 (sweepable) instead of optimising it; q_k = m_k^2 + dq_k "
+                  "within the key-overlap domain: linear 1e100, softmax 1e12 (max-SLR 1e6), erf 1e6, "
+                  "softplus 1e5 (max-SLR 1e4, nu = inf 1e2)");
   sub->add_option("--dq-k", o->dq_k,
-                  "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per docs/equations/slr_population.md §3.4); q_k <= 1e5")
+                  "q_k - m_k^2 >= 0 (sweepable; 0 is optimal per docs/equations/slr_population.md §3.4); q_k within "
+                  "the domain of --m-k")
       ->capture_default_str();
   sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b in [-10, 10] (sweepable) instead of optimising it");
-  sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation (0: automatic)")
+  sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation, in [0, 1e50] within the domain of --m-k (0: automatic)")
       ->capture_default_str();
   sub->add_option("--b-max", o->b_max, "erf offset searched in [-b_max, b_max]")->capture_default_str();
   sub->add_option("--refine", o->refine,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 #include "mc/slr_population_mc.hpp"
@@ -18,19 +19,9 @@
 
 using namespace saddle;
 using namespace saddle::slr;
+using namespace saddle::slr::testing;
 
 namespace {
-const double kInfty = std::numeric_limits<double>::infinity();
-
-PopulationSetting setting(Task t, std::vector<int> Ls, double nu, Activation a, double b = 0.0) {
-  PopulationSetting s;
-  s.task = t;
-  s.lengths = std::move(Ls);
-  s.nu = nu;
-  s.activation = a;
-  s.erf_b = b;
-  return s;
-}
 
 // Tensor Gauss-Hermite of A and B: coordinates zeta (L teacher) and xi (L key noise, if r > 0).
 AB tensor_gh(const PopulationSetting& s, double m, double q, int n) {

@@ -8,22 +8,12 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "equations/slr_population_internal.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;
-
-namespace {
-PopulationSetting setting(Task t, std::vector<int> Ls, double nu, Activation a, double b = 0.0) {
-  PopulationSetting s;
-  s.task = t;
-  s.lengths = std::move(Ls);
-  s.nu = nu;
-  s.activation = a;
-  s.erf_b = b;
-  return s;
-}
-}  // namespace
+using namespace saddle::slr::testing;
 
 TEST_CASE("slr population element-wise: density of chi*_eps* at nu up to 1e3", "[slr][population]") {
   for (double nu : {100.0, 1000.0})

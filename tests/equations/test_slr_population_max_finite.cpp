@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 
@@ -18,12 +19,7 @@ using namespace saddle::slr;
 namespace {
 
 PopulationSetting max_softmax(std::vector<int> Ls, double nu) {
-  PopulationSetting s;
-  s.task = Task::Max;
-  s.lengths = std::move(Ls);
-  s.nu = nu;
-  s.activation = Activation::Softmax;
-  return s;
+  return testing::setting(Task::Max, std::move(Ls), nu, Activation::Softmax);
 }
 
 // E_eta sigma(mu + sd eta), eta ~ N(0, 1)

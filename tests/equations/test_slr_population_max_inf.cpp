@@ -9,23 +9,18 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;
+using namespace saddle::slr::testing;
 
 namespace {
 
-const double kInfty = std::numeric_limits<double>::infinity();
-
 PopulationSetting max_inf(std::vector<int> Ls, Activation a = Activation::Softmax) {
-  PopulationSetting s;
-  s.task = Task::Max;
-  s.lengths = std::move(Ls);
-  s.nu = kInfty;
-  s.activation = a;
-  return s;
+  return setting(Task::Max, std::move(Ls), kInfty, a);
 }
 
 double B_L2_inf(double m, double q) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 
@@ -22,12 +23,7 @@ using namespace saddle::slr;
 namespace {
 
 PopulationSetting setting(Task t, std::vector<int> Ls, double nu) {
-  PopulationSetting s;
-  s.task = t;
-  s.lengths = std::move(Ls);
-  s.nu = nu;
-  s.activation = Activation::Softmax;
-  return s;
+  return testing::setting(t, std::move(Ls), nu, Activation::Softmax);
 }
 
 // log E[exp(lg(u))], u ~ N(mean, var): in the standard variable z = (u - mean)/sd, the peak of

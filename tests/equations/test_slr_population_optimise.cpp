@@ -9,24 +9,12 @@
 #include <vector>
 
 #include "equations/slr_population.hpp"
+#include "tests/equations/slr_population_setting.hpp"
 #include "integrators/special.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;
-
-namespace {
-const double kInfty = std::numeric_limits<double>::infinity();
-
-PopulationSetting setting(Task t, std::vector<int> Ls, double nu, Activation a, double b = 0.0) {
-  PopulationSetting s;
-  s.task = t;
-  s.lengths = std::move(Ls);
-  s.nu = nu;
-  s.activation = a;
-  s.erf_b = b;
-  return s;
-}
-}  // namespace
+using namespace saddle::slr::testing;
 
 TEST_CASE("slr population: linear attention closed forms (S10), (S12)", "[slr][population]") {
   for (int L : {2, 3, 7}) {
