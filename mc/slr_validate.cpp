@@ -14,6 +14,7 @@
 #include "equations/slr_population.hpp"
 #include "equations/slr_replica.hpp"
 #include "equations/slr_replica_prox.hpp"
+#include "mc/slr_reference.hpp"
 #include "solver/parallel.hpp"
 
 namespace saddle {
@@ -71,6 +72,58 @@ void compare(std::vector<ValidationRow>& out, const ValidationCase& c, const std
     m.note += (m.note.empty() ? "" : "; ") + gap;
   }
   out.push_back(m);
+}
+
+// The name of the reference case (1RSB against ERM at D = inf) of a window point.
+std::string reference_case_name(const std::string& activation, double alpha) {
+  char abuf[16];
+  std::snprintf(abuf, sizeof abuf, "%g", alpha);
+  const ReferenceSetting s = reference_setting();
+  return "rsb_" + activation + "_L" + std::to_string(s.L) + "_alpha" + abuf + "_vs_erm_inf";
+}
+
+// The reference case's rows: theory = the committed 1RSB point, mc = the committed ERM at D = inf.
+void compare_reference(std::vector<ValidationRow>& out, const ValidationCase& c) {
+  const std::string act = to_string(c.set.activation);
+  const RsbReferencePoint* r = find_rsb(act, c.alpha);
+  const ErmInfPoint* e = find_erm_inf(act, c.alpha);
+  const std::string th_note = std::string("1RSB (slr erm --symmetry 1rsb; data/validation/erm_inf/rsb), ") +
+                              (r->converged ? "converged" : "NOT converged (residual " + fmt_short(r->residual) + ")") +
+                              "; x = " + fmt_short(r->x_parisi) + ", dq_k = " + fmt_short(r->dq_k);
+  struct Q {
+    const char* name;
+    double th, th_se;
+    const ExtrapolatedValue& st;
+  };
+  const Q qs[] = {{"test_error", r->test_error, r->test_error_se, e->test_error},
+                  {"train_loss", r->train_loss, r->train_loss_se, e->train_loss},
+                  {"train_error", r->train_error, r->train_error_se, e->train_error}};
+  for (const auto& q : qs) {
+    ValidationRow t;
+    t.case_name = c.name;
+    t.kind = "rsb_reference";
+    t.quantity = q.name;
+    t.source = "theory";
+    t.value = q.th;
+    t.se = q.th_se;
+    t.note = th_note;
+    out.push_back(t);
+    ValidationRow m = t;
+    m.source = "mc";
+    m.value = q.st.value;
+    m.se = q.st.se;
+    m.note = "ERM extrapolated to D = inf (mc slr --D " + e->sizes + " --seeds " + std::to_string(e->seeds) +
+             " --restarts 4 --keep lowest --extrapolate): fit D^-" + (q.st.exponent == 1 ? std::string("1") : fmt_short(q.st.exponent)) +
+             ", goodness-of-fit p " + fmt_short(q.st.fit_p);
+    m.verdict = slr_verdict(q.th, q.th_se, q.st.value, q.st.se, 0.0, &m.z);
+    if (!r->converged) {
+      m.verdict = "rsb_unconverged";
+    } else if (m.verdict == "FAIL") {
+      m.verdict = "rsb_gap";
+      m.note += "; 1RSB is not the D = inf ERM answer here (beyond 4 s.e.)";
+    }
+    out.push_back(m);
+  }
 }
 
 // Replica settings shared by a group of ERM cases (one continuation over their alphas).
@@ -219,6 +272,27 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
                            std::make_pair(Activation::Linear, 6.0)})
       erms.push_back({0, ca.first, ca.second, Init::Random, {}, Task::Spiked, 2.0, {1, 2, 3}});
   }
+  // ---- 1RSB against ERM extrapolated to D = inf in the RS-unstable windows: committed data, no
+  // computation, so quick and full alike (mc/slr_reference.hpp) ------------------------------
+  for (const auto& e : erm_inf_reference()) {
+    if (!find_rsb(e.activation, e.alpha)) continue;
+    const ReferenceSetting s = reference_setting();
+    ValidationCase c;
+    c.kind = CaseKind::Reference;
+    c.name = reference_case_name(e.activation, e.alpha);
+    c.set.task = Task::Spiked;
+    c.set.lengths = {s.L};
+    c.set.nu = s.nu;
+    c.set.delta = s.delta;
+    c.set.activation = e.activation == "linear" ? Activation::Linear : Activation::Softmax;
+    c.lambda = s.lambda;
+    c.alpha = e.alpha;
+    c.D = 0;  // infinite
+    c.seeds = e.seeds;
+    c.allowance = 0.0;
+    c.allowance_reason = "none: both sides are D = inf values";
+    cases.push_back(c);
+  }
   for (const auto& e : erms) {
     ValidationCase c;
     c.kind = CaseKind::Erm;
@@ -258,6 +332,11 @@ std::vector<ValidationCase> builtin_slr_cases(bool quick) {
 
 void check_case(const ValidationCase& c) {
   check_setting(c.set);
+  if (c.kind == CaseKind::Reference) {
+    if (!find_rsb(to_string(c.set.activation), c.alpha) || !find_erm_inf(to_string(c.set.activation), c.alpha))
+      throw std::invalid_argument("reference case " + c.name + ": no committed reference point");
+    return;
+  }
   const double nu = c.set.nu;
   if (!(nu <= kPopulationMaxNu) && !(c.set.task == Task::Max && std::isinf(nu)))
     throw std::invalid_argument("nu = " + fmt_short(nu) + ": the theory side (population module) covers nu <= " +
@@ -329,7 +408,9 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
   parallel_for(cases.size(), [&](std::size_t ci) {
     const ValidationCase& c = cases[ci];
     std::vector<ValidationRow>& out = per_case[ci];
-    if (c.kind == CaseKind::Population) {
+    if (c.kind == CaseKind::Reference) {
+      compare_reference(out, c);
+    } else if (c.kind == CaseKind::Population) {
       const Summary S = run_population(c.set, c.D, c.m_k, c.q_k, c.m_v, c.q_v, c.n_test,
                                        c.seeds, seed);
       const PopulationSetting& ps = c.set;
@@ -368,11 +449,17 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
                                   " +- " + fmt_short(p.at_eigenvalue.se) + " (" +
                                   to_string(stab) + ")";
       th_note += "; " + at_text;
-      const std::string rs_unstable =
+      std::string rs_unstable =
           stab == RsStability::Unstable
               ? "RS fixed point unstable (" + at_text + "): replica symmetry broken, RS value not "
                 "the ERM answer"
               : "";
+      // In the committed windows the 1RSB point is compared with ERM at D = inf (a reference case).
+      const ReferenceSetting rset = reference_setting();
+      if (!rs_unstable.empty() && c.set.task == Task::Spiked && c.set.lengths == std::vector<int>{rset.L} &&
+          c.set.nu == rset.nu && c.lambda == rset.lambda && c.set.delta == rset.delta &&
+          find_rsb(to_string(c.set.activation), c.alpha) && find_erm_inf(to_string(c.set.activation), c.alpha))
+        rs_unstable += "; 1RSB counterpart: case " + reference_case_name(to_string(c.set.activation), c.alpha);
       const std::string mc_note = "D=" + std::to_string(c.D) + " seeds=" +
                                   std::to_string(c.seeds) + " init=" + to_string(c.init) +
                                   " lbfgs_converged=" + std::to_string(S.converged);

@@ -11,6 +11,10 @@
 // disagreement with its diagnosis (docs/equations/slr_replica.md §6, docs/mc_slr.md) that does not change the exit status;
 // "rs_unstable" marks a disagreement where the replica point is locally unstable (replicon
 // eigenvalue above 1 by more than 2 s.e.), where RS is not expected to hold (not a failure).
+// Reference cases (no simulation, mc/slr_reference.hpp): in the RS-unstable windows the committed
+// 1RSB fixed point against the committed ERM extrapolated to D = inf: pass as above (allowance 0),
+// "rsb_gap" where a converged 1RSB point disagrees beyond 4 s.e. (1RSB is not exact there either),
+// "rsb_unconverged" where the 1RSB iteration did not converge (no theory value to compare).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,7 +26,7 @@ namespace saddle {
 namespace slr {
 namespace mc {
 
-enum class CaseKind { Population, Erm };
+enum class CaseKind { Population, Erm, Reference };
 
 struct KnownGap {
   std::string quantity;  // e.g. "train_error"
@@ -50,7 +54,7 @@ struct ValidationRow {
   std::string case_name, kind, quantity, source;  // source: theory | mc
   double value = 0, se = 0;
   double z = 0, allowance = 0;  // mc rows only
-  std::string verdict;          // mc rows: pass | FAIL | known_gap | rs_unstable | no_theory
+  std::string verdict;  // mc rows: pass | FAIL | known_gap | rs_unstable | no_theory | rsb_gap | rsb_unconverged
   std::string note;
 };
 

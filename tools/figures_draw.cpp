@@ -1,7 +1,8 @@
 // `saddle figures`: a panel's rows as a figure of the one gnuplot driver (tools/gnuplot.hpp):
 // theory solid (RS-unstable points open circles, the line broken there), bayes dashed,
-// replica-at-the-markers' alpha crosses, Monte Carlo filled points with error bars; one colour
-// per series.
+// replica-at-the-markers' alpha crosses, Monte Carlo filled points with error bars; the 1RSB
+// fixed point dashed where it converged (open triangles where it did not, no line through them),
+// ERM extrapolated to D = inf filled squares with error bars; one colour per series.
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -15,7 +16,7 @@ namespace figures {
 void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& params, const std::string& png) {
   std::map<std::string, int> color;
   std::vector<std::pair<std::string, std::string>> groups;  // (source, series) in order
-  for (const std::string src : {"theory", "bayes", "replica", "mc"})
+  for (const std::string src : {"theory", "bayes", "replica", "mc", "rsb", "erm_inf"})
     for (const auto& r : rows)
       if (r.source == src) {
         if (!color.count(r.series)) color[r.series] = static_cast<int>(color.size());
@@ -47,8 +48,14 @@ void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& 
     const int c = color[g.second];
     gnuplot::Series line{g.second, gnuplot::Style::Line, c, {}};
     gnuplot::Series unstable{g.second + " (RS unstable)", gnuplot::Style::OpenCircles, c, {}};
+    if (g.first == "rsb") unstable = {g.second + " (1RSB, not converged)", gnuplot::Style::OpenTriangles, c, {}};
     for (auto r : pts) {
       if (panel.logy && r->y <= 0) continue;
+      if (g.first == "rsb" && r->stable == 0) {  // an unconverged 1RSB point: a mark, never a curve
+        unstable.points.push_back({r->x, r->y, 0.0});
+        line.points.push_back({NAN, NAN, NAN});
+        continue;
+      }
       if (g.first == "theory" && r->stable == 0) {
         unstable.points.push_back({r->x, r->y, 0.0});
         line.points.push_back({NAN, NAN, NAN});  // the line is broken there
@@ -64,6 +71,17 @@ void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& 
       if (!unstable.points.empty()) fig.series.push_back(unstable);
     } else if (s == "bayes") {
       line.style = gnuplot::Style::DashedLine;
+      fig.series.push_back(line);
+    } else if (s == "rsb") {
+      line.style = gnuplot::Style::DashedLinePoints;
+      line.title += " (1RSB, where RS is unstable)";
+      bool drawn = false;
+      for (const auto& p : line.points) drawn = drawn || !std::isnan(p[0]);
+      if (drawn) fig.series.push_back(line);
+      if (!unstable.points.empty()) fig.series.push_back(unstable);
+    } else if (s == "erm_inf") {
+      line.style = gnuplot::Style::SquareErrorBars;
+      line.title += " (ERM extrapolated to D = inf)";
       fig.series.push_back(line);
     } else if (s == "replica") {
       line.style = gnuplot::Style::Crosses;

@@ -100,8 +100,11 @@ std::vector<Panel> make_panels() {
   const char* fig3 =
       "L=3 lambda=0.1 alpha=0.5:8:16 alpha_sim=0.5,1,2,3,4,6,8 D=300 seeds=8 restarts=8 points=1024 reps=4";
   const char* fig3q = "alpha=1,2,3,4,5,6 alpha_sim=6 D=200 seeds=3 restarts=3 points=1024 reps=2";
-  auto fig3_runs = [] {
-    return std::vector<FigureRun>{
+  // The nu = 2 panel also draws the reference of the RS-unstable windows (compiled in from
+  // data/validation/erm_inf: no run, so --quick draws it too): the 1RSB fixed point where RS is
+  // unstable, and ERM extrapolated to D = inf, compared with the 1RSB point at the same alpha.
+  auto fig3_runs = [](bool reference) {
+    std::vector<FigureRun> runs{
         {"theory", "{activation}", "alpha", "test_error", "test_error_se",
          "slr erm --task {task} --L {L} --nu {nu} --lambda {lambda} --alpha {alpha} --activation softmax,linear "
          "--init informed --points {points} --replicates {reps}",
@@ -113,16 +116,22 @@ std::vector<Panel> make_panels() {
          "mc slr --task {task} --L {L} --nu {nu} --lambda {lambda} --alpha {alpha_sim} --D {D} --seeds {seeds} "
          "--activation softmax,linear --init informed --restarts {restarts} --keep lowest",
          "theory"}};
+    if (reference) {
+      runs.push_back({"rsb", "{activation}", "alpha", "test_error", "test_error_se", "reference 1rsb"});
+      runs.push_back(
+          {"erm_inf", "{activation}", "alpha", "test_error", "test_error_se", "reference erm_inf", "rsb"});
+    }
+    return runs;
   };
   p.push_back({"slr_fig3_nu1", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 1, L = 3",
                "sample ratio {/Symbol a} = N/D", "test error", false, true,
-               std::string("task=spiked nu=1 ") + fig3, fig3q, fig3_runs()});
+               std::string("task=spiked nu=1 ") + fig3, fig3q, fig3_runs(false)});
   p.push_back({"slr_fig3_nu2", "SLR Fig. 3: ridge ERM test error, spiked SLR, nu = 2, L = 3",
                "sample ratio {/Symbol a} = N/D", "test error", false, true,
-               std::string("task=spiked nu=2 ") + fig3, fig3q, fig3_runs()});
+               std::string("task=spiked nu=2 ") + fig3, fig3q, fig3_runs(true)});
   p.push_back({"slr_fig3_max", "SLR Fig. 3: ridge ERM test error, max-SLR, nu = infinity, L = 3",
                "sample ratio {/Symbol a} = N/D", "test error", false, true,
-               std::string("task=max nu=inf ") + fig3, fig3q, fig3_runs()});
+               std::string("task=max nu=inf ") + fig3, fig3q, fig3_runs(false)});
 
   // ---------------- RMT paper (arXiv 2506.18656) ----------------
   // Fig. 1: ridge regression, deterministic equivalent (rmt ridge) against simulation (mc rmt).

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "mc/slr_reference.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/figures_rows.hpp"
 #include "tools/plot.hpp"
@@ -113,6 +114,55 @@ std::string tail_of(const std::string& path, std::size_t n) {
   return s.size() > n ? s.substr(s.size() - n) : s;
 }
 
+// A run "reference erm_inf" or "reference 1rsb": rows of the compiled-in reference of the
+// RS-unstable windows (mc/slr_reference.hpp, data/validation/erm_inf/), when the panel's setting is
+// the reference's (task, L, nu, lambda); none otherwise. erm_inf: ERM extrapolated to D = inf
+// (markers, compared with the 1RSB point at the same alpha); 1rsb: the 1RSB fixed point (rs_stable
+// = 1 where it converged, 0 where it did not: never drawn as a curve there).
+std::vector<Row> reference_rows(const FigureRun& run, const Params& p, std::string& shown) {
+  const auto words = split_ws(run.args);
+  if (words.size() != 2 || (words[1] != "erm_inf" && words[1] != "1rsb"))
+    throw std::logic_error("figures: bad reference run '" + run.args + "'");
+  const slr::mc::ReferenceSetting s = slr::mc::reference_setting();
+  auto is = [&](const char* key, double v) {
+    double x;
+    return p.count(key) && to_number(p.at(key), x) && x == v;
+  };
+  std::vector<Row> rows;
+  shown = words[1] == "erm_inf"
+              ? "reference erm_inf: data/validation/erm_inf/{linear,softmax}_L3.csv, D = inf rows (compiled in)"
+              : "reference 1rsb: data/validation/erm_inf/rsb/*.csv (compiled in)";
+  if (!(p.count("task") && p.at("task") == s.task && is("L", s.L) && is("nu", s.nu) && is("lambda", s.lambda)))
+    return rows;
+  if (words[1] == "erm_inf") {
+    for (const auto& e : slr::mc::erm_inf_reference()) {
+      Row r;
+      r.source = "erm_inf";
+      r.series = e.activation;
+      r.x = e.alpha;
+      r.y = e.test_error.value;
+      r.se = e.test_error.se;
+      r.lambda = fmt(s.lambda);
+      r.alpha = fmt(e.alpha);
+      r.ref = run.ref;
+      rows.push_back(r);
+    }
+  } else {
+    for (const auto& e : slr::mc::rsb_reference()) {
+      Row r;
+      r.source = "rsb";
+      r.series = e.activation;
+      r.x = e.alpha;
+      r.y = e.test_error;
+      r.se = e.test_error_se;
+      r.lambda = fmt(s.lambda);
+      r.stable = e.converged ? 1 : 0;
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<std::string> split_ws(const std::string& s) {
@@ -128,6 +178,12 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
   std::map<std::vector<std::string>, std::string> done;  // argv -> CSV (a run shared by two entries runs once)
   std::vector<std::string> commands;
   for (const auto& run : panel.runs) {
+    if (run.args.rfind("reference ", 0) == 0) {  // compiled-in data, no run
+      std::string shown;
+      for (const auto& r : reference_rows(run, params, shown)) rows.push_back(r);
+      commands.push_back(shown);
+      continue;
+    }
     std::vector<std::string> eaches{""};
     const std::string ek = each_key(run.args);
     if (!ek.empty()) {

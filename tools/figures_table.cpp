@@ -23,8 +23,10 @@ namespace {
 
 std::string opt_num(double v) { return std::isfinite(v) ? fmt(v) : ""; }
 
-// Linear interpolation of the reference curve at x (exact match preferred); NaN outside.
-bool reference_at(const std::vector<const Row*>& pts, double x, double& y, double& se, int& stable) {
+// Linear interpolation of the reference curve at x (exact match preferred; only that one when
+// exact_only); NaN outside.
+bool reference_at(const std::vector<const Row*>& pts, double x, double& y, double& se, int& stable,
+                  bool exact_only) {
   for (auto r : pts)
     if (std::fabs(r->x - x) <= 1e-9 * std::max(1.0, std::fabs(x))) {
       y = r->y;
@@ -32,6 +34,7 @@ bool reference_at(const std::vector<const Row*>& pts, double x, double& y, doubl
       stable = r->stable;
       return true;
     }
+  if (exact_only) return false;
   const Row* lo = nullptr;
   const Row* hi = nullptr;
   for (auto r : pts) {
@@ -49,14 +52,18 @@ bool reference_at(const std::vector<const Row*>& pts, double x, double& y, doubl
 void compare_markers(std::vector<Row>& rows) {
   for (auto& m : rows) {
     if (m.ref.empty()) continue;
+    // The 1RSB reference: only a converged point at the marker's own alpha (the dashed curve is
+    // broken at unconverged points, so nothing is interpolated across them).
+    const bool rsb = m.ref == "rsb";
     std::vector<const Row*> pts;
     for (const auto& r : rows)
-      if (r.source == m.ref && r.series == m.series && (r.lambda.empty() || m.lambda.empty() || r.lambda == m.lambda) &&
+      if (r.source == m.ref && r.series == m.series && (!rsb || r.stable == 1) &&
+          (r.lambda.empty() || m.lambda.empty() || r.lambda == m.lambda) &&
           (r.alpha.empty() || m.alpha.empty() || r.source == "theory" || r.alpha == m.alpha))
         pts.push_back(&r);
     double y, se;
     int st;
-    if (!reference_at(pts, m.x, y, se, st)) continue;
+    if (!reference_at(pts, m.x, y, se, st, rsb)) continue;
     m.ref_y = y;
     m.stable = st;
     double var = std::isfinite(m.se) ? m.se * m.se : 0.0;
@@ -94,7 +101,10 @@ Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Ro
   for (const auto& c : commands) table.setting("run", c);
   table.setting("columns",
                 "source: theory (curve), bayes (Bayes-optimal, dashed), replica (replica prediction at the "
-                "markers' finite alpha), mc (simulation; y_se = standard error over seeds/draws); rs_stable: 1/0 "
+                "markers' finite alpha), mc (simulation; y_se = standard error over seeds/draws), rsb (1RSB fixed "
+                "point where RS is unstable, dashed; rs_stable = 1 converged, 0 not converged: open triangles, "
+                "no curve), erm_inf (ERM extrapolated to D = inf, compared with a converged 1RSB point at the "
+                "same alpha; both from the compiled-in reference of data/validation/erm_inf); rs_stable: 1/0 "
                 "replica-symmetric stability of the theory point, 0 where the replicon is above 1 (rs_stability = "
                 "unstable) or, in panels that ask for it, the proximal minimiser jumps (jump_share - 2 se above the "
                 "panel's floor) (blank: not applicable); z = (y - reference) / "

@@ -107,6 +107,9 @@ std::string style(Style s) {
     case Style::OpenCircles: return "with points pt 6 ps 1.1";
     case Style::Crosses: return "with points pt 2 ps 1.6";
     case Style::ErrorBars: return "with yerrorbars pt 7 ps 0.9";
+    case Style::DashedLinePoints: return "with linespoints dt 2 lw 2 pt 9 ps 1.1";
+    case Style::OpenTriangles: return "with points pt 8 ps 1.4";
+    case Style::SquareErrorBars: return "with yerrorbars pt 5 ps 1.1 lw 2";
   }
   return "with lines";
 }
@@ -199,7 +202,8 @@ void draw(const Figure& fig, const std::string& png) {
       }
       if (!f) throw InputError("plot: cannot write the temporary data file '" + path + "'");
       f.close();
-      cmds.push_back(quoted(path) + (s.style == Style::ErrorBars ? " using 1:2:3 " : " using 1:2 ") +
+      cmds.push_back(quoted(path) + (s.style == Style::ErrorBars || s.style == Style::SquareErrorBars ? " using 1:2:3 "
+                                                                                           : " using 1:2 ") +
                      style(s.style) + color(s.color) + " title " + quoted(s.title) + " noenhanced");
     }
     if (cmds.empty()) throw InputError("plot: nothing to draw");

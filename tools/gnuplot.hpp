@@ -26,6 +26,9 @@ enum class Style {
   OpenCircles,  // open circles (flagged points: RS-unstable, repelling)
   Crosses,      // crosses (a prediction at the markers' x)
   ErrorBars,    // filled points with vertical error bars (simulation; se = third value)
+  DashedLinePoints,  // dashed line with filled triangles (a second theory, e.g. 1RSB)
+  OpenTriangles,     // open triangles (a theory point that did not converge)
+  SquareErrorBars,   // filled squares with error bars (an extrapolated simulation; se = third value)
 };
 
 struct Series {

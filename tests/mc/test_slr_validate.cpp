@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "mc/slr_reference.hpp"
 #include "mc/slr_validate.hpp"
 
 using namespace saddle;
@@ -83,3 +84,29 @@ TEST_CASE("built-in validation cases: every activation has a population case", "
   }
 }
 
+
+TEST_CASE("reference cases: 1RSB against ERM at D = inf, verdicts from the committed numbers", "[mc][slr]") {
+  std::vector<ValidationCase> refs;
+  for (const auto& c : builtin_slr_cases(true))
+    if (c.kind == CaseKind::Reference) refs.push_back(c);
+  std::size_t both = 0;  // window points with both an ERM D = inf value and a 1RSB point
+  for (const auto& e : erm_inf_reference()) both += find_rsb(e.activation, e.alpha) ? 1 : 0;
+  CHECK(refs.size() == both);
+  const auto rows = run_slr_validation(refs, 1);  // no simulation: committed data only
+  REQUIRE(rows.size() == 6 * refs.size());
+  for (std::size_t i = 0; i + 1 < rows.size(); i += 2) {
+    const ValidationRow& th = rows[i];
+    const ValidationRow& mc = rows[i + 1];
+    CHECK(th.source == "theory");
+    CHECK(mc.source == "mc");
+    const ValidationCase* c = nullptr;
+    for (const auto& x : refs)
+      if (x.name == th.case_name) c = &x;
+    REQUIRE(c != nullptr);
+    const RsbReferencePoint* r = find_rsb(to_string(c->set.activation), c->alpha);
+    REQUIRE(r != nullptr);
+    const bool within = std::abs(mc.value - th.value) <= 4 * std::sqrt(mc.se * mc.se + th.se * th.se);
+    if (!r->converged) CHECK(mc.verdict == "rsb_unconverged");
+    else CHECK(mc.verdict == (within ? "pass" : "rsb_gap"));
+  }
+}
