@@ -186,7 +186,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
           // method, would find the nearby repelling root again).
           SolverOptions damped = opt.solver;
           damped.method = Method::Damped;
-          SolveResult again = solve(*sys, res[i].x + st.escape * ms.direction, damped);
+          SolveResult again = solve_in_domain(*sys, res[i].x + st.escape * ms.direction, damped);
           if (accepted(again.summary, opt)) {
             const double ra = spectrum_at(*sys, again.x).radius;
             if (ra < ms.radius) {
