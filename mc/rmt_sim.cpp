@@ -165,9 +165,11 @@ SimSummary simulate(const SimSetting& s) {
   std::vector<DrawResult> draws(s.draws);
   // Draws are tasks of one thread team (solver/parallel.hpp); an interrupt or an error in a draw
   // stops the loop and is rethrown here.
+  const WorkShare work = current_work();  // progress: each draw an equal part (solver/interrupt.hpp)
   parallel_for(static_cast<std::size_t>(s.draws), [&](std::size_t d) {
     check_interrupt();
     draws[d] = simulate_draw(s, static_cast<int>(d));
+    work.add(1.0 / s.draws);
   });
   SimSummary sum;
   sum.n = s.n;

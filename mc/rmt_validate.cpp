@@ -6,6 +6,7 @@
 
 #include "equations/rmt_attention.hpp"
 #include "equations/rmt_ridge.hpp"
+#include "solver/interrupt.hpp"
 #include "solver/parallel.hpp"
 
 namespace saddle {
@@ -22,12 +23,16 @@ std::vector<RmtValidationCase> builtin_rmt_cases() {
 
 std::vector<double> rmt_validation_gammas() { return {1e-3, 0.1, 1.0}; }
 
-std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed) {
+std::size_t rmt_validation_cases() { return builtin_rmt_cases().size(); }
+
+std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed,
+                                                 std::size_t* complete_cases) {
   const std::vector<RmtValidationCase> cases = builtin_rmt_cases();
   const std::vector<double> gammas = rmt_validation_gammas();
   const double snr = kRmtValidationSnr;
   std::vector<std::vector<RmtValidationRow>> per_case(cases.size());
-  parallel_for(cases.size(), [&](std::size_t ci) {
+  std::vector<char> finished(cases.size(), 0);
+  auto run_case = [&](std::size_t ci) {
     const RmtValidationCase& cs = cases[ci];
     SimSetting s;
     s.n = n;
@@ -79,9 +84,23 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
         per_case[ci].push_back(row);
       }
     }
-  });
+  };
+  std::size_t complete = 0;
+  try {
+    parallel_for(cases.size(), [&](std::size_t ci) {
+      check_interrupt();
+      run_case(ci);
+      check_interrupt();  // a case cut short by an interrupt is not complete
+      finished[ci] = 1;
+    });
+    complete = cases.size();
+  } catch (const std::exception&) {
+    if (!complete_cases || !interrupt_requested()) throw;
+    while (complete < cases.size() && finished[complete]) ++complete;
+  }
+  if (complete_cases) *complete_cases = complete;
   std::vector<RmtValidationRow> rows;
-  for (auto& pc : per_case) rows.insert(rows.end(), pc.begin(), pc.end());
+  for (std::size_t ci = 0; ci < complete; ++ci) rows.insert(rows.end(), per_case[ci].begin(), per_case[ci].end());
   return rows;
 }
 

@@ -41,7 +41,13 @@ struct RmtValidationRow {
 
 // Runs every built-in case (cases in parallel, draws inside each in parallel; solver/parallel.hpp)
 // with n tokens and `draws` draws from `seed`; rows in case, gamma, model order.
-std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed);
+// An interrupt (solver/interrupt.hpp): with `complete_cases` given, the rows of the cases complete
+// before the first unfinished one, and their number (the number of cases when none was stopped);
+// without it, Interrupted is thrown.
+std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed,
+                                                 std::size_t* complete_cases = nullptr);
+// The number of built-in cases.
+std::size_t rmt_validation_cases();
 
 }  // namespace mc
 }  // namespace rmt

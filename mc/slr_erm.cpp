@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "mc/random.hpp"
+#include "solver/interrupt.hpp"
 #include "solver/parallel.hpp"
 
 namespace saddle {
@@ -300,7 +301,11 @@ template <class F>
 Summary run_seeds(int n_seeds, F&& one) {
   if (n_seeds < 1) throw std::invalid_argument("the number of seeds must be >= 1");
   std::vector<SeedResult> res(n_seeds);
-  parallel_for(static_cast<std::size_t>(n_seeds), [&](std::size_t i) { res[i] = one(static_cast<int>(i)); });
+  const WorkShare work = current_work();  // progress: each seed an equal part (solver/interrupt.hpp)
+  parallel_for(static_cast<std::size_t>(n_seeds), [&](std::size_t i) {
+    res[i] = one(static_cast<int>(i));
+    work.add(1.0 / n_seeds);
+  });
   return summarize_seeds(std::move(res));
 }
 }  // namespace

@@ -15,6 +15,7 @@
 #include "equations/slr_replica.hpp"
 #include "equations/slr_replica_prox.hpp"
 #include "mc/slr_reference.hpp"
+#include "solver/interrupt.hpp"
 #include "solver/parallel.hpp"
 
 namespace saddle {
@@ -367,7 +368,8 @@ void check_case(const ValidationCase& c) {
 }
 
 std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>& cases,
-                                              std::uint64_t seed) {
+                                              std::uint64_t seed, std::size_t* complete_cases) {
+  if (complete_cases) *complete_cases = 0;
   for (const auto& c : cases) check_case(c);
   // Replica curves, one continuation per group of ERM cases sharing every setting but alpha.
   std::map<ReplicaKey, std::vector<double>> groups;
@@ -400,12 +402,17 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
     ReplicaCurveOptions ropt;
     curves[gi] = replica_curve(rs, alphas, {ReplicaInit::Informed}, ropt);
   });
+  if (interrupt_requested()) {  // the replica curves were cut short: no case is complete
+    if (complete_cases) return {};
+    throw Interrupted();
+  }
   for (std::size_t gi = 0; gi < group_list.size(); ++gi)
     for (const auto& p : curves[gi]) theory[{group_list[gi].first, p.alpha}] = p;
 
   // Cases in parallel (each one's seeds inside it), rows in case order.
   std::vector<std::vector<ValidationRow>> per_case(cases.size());
-  parallel_for(cases.size(), [&](std::size_t ci) {
+  std::vector<char> finished(cases.size(), 0);
+  auto run_case = [&](std::size_t ci) {
     const ValidationCase& c = cases[ci];
     std::vector<ValidationRow>& out = per_case[ci];
     if (c.kind == CaseKind::Reference) {
@@ -478,9 +485,23 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
         compare(out, c, "erm", q.name, q.th->mean, q.th->se, q.st->mean, q.st->se, allowance,
                 th_note, mc_note, usable, rs_unstable);
     }
-  });
+  };
   std::vector<ValidationRow> out;
-  for (auto& rows : per_case) out.insert(out.end(), rows.begin(), rows.end());
+  std::size_t complete = 0;
+  try {
+    parallel_for(cases.size(), [&](std::size_t ci) {
+      check_interrupt();
+      run_case(ci);
+      check_interrupt();  // a case cut short by an interrupt is not complete
+      finished[ci] = 1;
+    });
+    complete = cases.size();
+  } catch (const std::exception&) {
+    if (!complete_cases || !interrupt_requested()) throw;
+    while (complete < cases.size() && finished[complete]) ++complete;
+  }
+  if (complete_cases) *complete_cases = complete;
+  for (std::size_t ci = 0; ci < complete; ++ci) out.insert(out.end(), per_case[ci].begin(), per_case[ci].end());
   return out;
 }
 

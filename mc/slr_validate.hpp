@@ -71,8 +71,12 @@ void check_case(const ValidationCase& c);
 
 // Runs the cases (theory and simulation; groups of replica curves, then cases, in parallel) and
 // returns two rows per compared quantity, in case order. Checks every case first (check_case).
+// An interrupt (solver/interrupt.hpp) stops it within the polls of the solvers: with
+// `complete_cases` given, the rows of the cases that were complete before the first unfinished
+// one are returned and *complete_cases says how many (cases.size() when none was stopped);
+// without it, Interrupted is thrown.
 std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>& cases,
-                                              std::uint64_t seed);
+                                              std::uint64_t seed, std::size_t* complete_cases = nullptr);
 
 // Verdict of one comparison: pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_th^2) + allowance, or
 // |mc - theory| <= 1e-12 (double rounding); z = difference / combined s.e.

@@ -157,6 +157,12 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   const int n_par = static_cast<int>(params.size());
   if (n_par == 0 || n_start == 0) return {};
   model.prepare_level(0);
+  // Progress (solver/interrupt.hpp): each solve of level 0 is an equal part of the curve; with
+  // refinement, level 0 counts for 60 % and each refinement level for an equal part of the rest.
+  const WorkShare work = current_work();
+  const bool refining = opt.target_se > 0.0 && model.refine_on() >= 0 && opt.max_refine > 0;
+  const double level0_share = refining ? 0.6 : 1.0;
+  const double per_solve = level0_share / (static_cast<double>(n_tasks) * n_par);
   // Per task (start, replicate): the solution and values at every parameter.
   std::vector<std::vector<Replicate>> reps(n_tasks, std::vector<Replicate>(n_par));
 
@@ -198,6 +204,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
         }
       }
       if (accepted(res[i].summary, opt)) start = res[i].x;
+      work.add(per_solve);
     }
     for (int i = 0; i < n_par && !interrupt_requested(); ++i) {
       const auto sys = model.system(params[i], r, 0);
@@ -236,8 +243,14 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     if (todo.empty()) break;
     if (!model.prepare_level(level)) break;
     std::vector<Replicate> fine(todo.size() * R);
+    const double per_fine = (1.0 - level0_share) / opt.max_refine / static_cast<double>(fine.size());
     parallel_for(fine.size(), [&](std::size_t uu) {
       if (interrupt_requested()) return;
+      struct Done {
+        const WorkShare& w;
+        double f;
+        ~Done() { w.add(f); }
+      } done{work, per_fine};
       const int u = static_cast<int>(uu);
       const int j = todo[u / R], r = u % R;
       const int k = j / n_par, i = j % n_par;

@@ -317,7 +317,17 @@ void check_writable(const std::string& path, const std::string& what) {
     throw InputError(what + ": cannot write '" + path + "': the directory '" + dir + "' is not writable");
 }
 
+namespace {
+bool& output_rank_flag() {
+  static bool writes = true;
+  return writes;
+}
+}  // namespace
+void set_output_rank(bool writes) { output_rank_flag() = writes; }
+bool output_rank() { return output_rank_flag(); }
+
 void write_output(const std::string& path, const std::string& text) {
+  if (!output_rank()) return;
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();

@@ -60,7 +60,12 @@ double check_grid(std::initializer_list<std::size_t> sizes);
 void check_writable(const std::string& path, const std::string& what);
 // Writes `text` to `path` (stdout when empty or "-"); throws InputError when it cannot be written
 // completely (a missing directory, a full disk, a closed stdout).
+// Under MPI only rank 0 writes (set_output_rank(false) on the others, tools/saddle.cpp): every
+// rank runs a command that is not a grid run (its result is the same), and write_output and the
+// plots do nothing on the others, so a table is written once.
 void write_output(const std::string& path, const std::string& text);
+void set_output_rank(bool writes);
+bool output_rank();
 
 // What a swept parameter may take.
 struct SweepRules {

@@ -12,6 +12,7 @@
 
 #include "mc/rmt_sim.hpp"
 #include "mc/rmt_validate.hpp"
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/runner.hpp"
 #include "tools/cmd_groups.hpp"
@@ -199,7 +200,15 @@ void run_validate_rmt(const ValidateRmtCli& o) {
   if (draws < 4) throw InputError("--draws must be >= 4");
   if (n > 7000) throw InputError("--n must be <= 7000 (p n <= 1.2e8 at c = 2)");
   if (draws > 100000) throw InputError("--draws must be <= 100000");
-  const auto rows = rmt::mc::run_rmt_validation(n, draws, o.seed);
+  // SIGINT/SIGTERM stop the cases in progress; the rows of the complete cases are written, marked
+  // as interrupted, and the command exits 130 (as the grid runner).
+  std::size_t complete = 0;
+  std::vector<rmt::mc::RmtValidationRow> rows;
+  {
+    StopSignals signals;
+    rows = rmt::mc::run_rmt_validation(n, draws, o.seed, &complete);
+  }
+  const std::size_t n_cases = rmt::mc::rmt_validation_cases();
 
   CsvTable table({"case", "activation", "c", "snr", "w", "gamma", "model", "n", "p", "draws",
                   "theory", "mc_mean", "mc_se", "diff", "z", "allowance", "verdict"});
@@ -221,6 +230,15 @@ void run_validate_rmt(const ValidateRmtCli& o) {
                    fmt(r.gamma), rmt::mc::to_string(r.model), std::to_string(r.n),
                    std::to_string(r.p), std::to_string(r.draws), fmt(r.theory), fmt(r.mc_mean),
                    fmt(r.mc_se), fmt(r.diff), fmt(r.z), fmt(r.allowance), r.pass ? "pass" : "FAIL"});
+  }
+  if (complete < n_cases) {
+    table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(n_cases) +
+                                     " cases complete (their rows only): run the command again");
+    write_table_checked(table, o.out, TablePlot{}, mc_rmt_hints());
+    throw Interrupted("interrupted: the rows of " + std::to_string(complete) + " of " +
+                      std::to_string(n_cases) + " complete cases written to " +
+                      (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
+                      "; run the command again for the rest");
   }
   write_table_checked(table, o.out, o.plot, mc_rmt_hints());
   if (failures > 0)

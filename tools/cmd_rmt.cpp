@@ -9,6 +9,7 @@
 #include "equations/rmt_attention.hpp"
 #include "equations/rmt_hermite.hpp"
 #include "equations/rmt_ridge.hpp"
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_rmt_common.hpp"
 #include "tools/runner.hpp"
@@ -141,6 +142,11 @@ void run_attention(const AttentionCli& o) {
       }
   const bool keep = o.keep_diagonal;
   const std::vector<std::string> job_columns = job.columns;
+  job.row_key = [=](std::size_t ci, std::size_t k) {
+    const Outer& ou = outer[ci];
+    return std::vector<std::string>{fmt(ou.c), fmt(gammas[k]), fmt(ou.snr), acts[ou.act].name,
+                                    rmt_cli::vec_text(wk), rmt_cli::vec_text(wq)};
+  };
   job.run_chain = [=](std::size_t ci) {
     const Outer& ou = outer[ci];
     const rmt::HermiteData& h = hd[ou.act];
@@ -149,7 +155,10 @@ void run_attention(const AttentionCli& o) {
     geo.wk = wk;
     geo.wq = wq;
     std::vector<std::vector<std::string>> rows;
+    const WorkShare work = current_work();  // progress per point (solver/interrupt.hpp)
     for (double g : gammas) {
+      if (interrupt_requested()) break;  // the runner drops the chain
+      work.add(1.0 / gammas.size());
       rmt::AttentionResult r = rmt::solve_attention(rmt::make_params(ou.c, g, h, keep, geo), opt);
       const double er = rmt::ridge_baseline(ou.c, g, ou.snr).error;
       rows.push_back({fmt(ou.c), fmt(g), fmt(ou.snr), acts[ou.act].name, rmt_cli::vec_text(wk),
@@ -194,6 +203,9 @@ void run_ridge(const RidgeCli& o) {
       job.chains.push_back({"c=" + fmt(c) + ";snr=" + fmt(snr) + ";gamma=" + gkey, gammas.size()});
     }
   const std::vector<std::string> columns = job.columns;
+  job.row_key = [=](std::size_t ci, std::size_t k) {
+    return std::vector<std::string>{fmt(outer[ci].first), fmt(gammas[k]), fmt(outer[ci].second)};
+  };
   job.run_chain = [=](std::size_t ci) {
     std::vector<std::vector<std::string>> rows;
     for (double g : gammas) {

@@ -10,6 +10,7 @@
 
 #include "equations/slr_model.hpp"
 #include "mc/slr_validate.hpp"
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_groups.hpp"
 #include "tools/cmd_slr.hpp"
@@ -127,7 +128,15 @@ void run_validate_slr(const ValidateSlrCli& o) {
     cases = slr::mc::builtin_slr_cases(o.quick);
   else
     cases.push_back(case_from_flags(o));
-  const auto rows = slr::mc::run_slr_validation(cases, o.seed);
+  // SIGINT/SIGTERM stop the cases in progress; the rows of the complete cases are written, marked
+  // as interrupted (no summary line), and the command exits 130 (as the grid runner).
+  std::size_t complete = 0;
+  std::vector<slr::mc::ValidationRow> rows;
+  {
+    StopSignals signals;
+    rows = slr::mc::run_slr_validation(cases, o.seed, &complete);
+  }
+  const bool interrupted = complete < cases.size();
 
   CsvTable table({"case", "kind", "task", "L", "nu", "lambda", "delta", "activation", "erf_b",
                   "alpha", "init", "D", "seeds", "quantity", "source", "value", "se", "z",
@@ -168,6 +177,15 @@ void run_validate_slr(const ValidateSlrCli& o) {
   }
   for (const auto& c : cases)
     table.setting("allowance " + c.name, fmt(c.allowance) + " (" + c.allowance_reason + ")");
+  if (interrupted) {
+    table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(cases.size()) +
+                                     " cases complete (their rows only; no summary): run the command again");
+    write_table_checked(table, o.out, TablePlot{}, validate_slr_hints());
+    throw Interrupted("interrupted: the rows of " + std::to_string(complete) + " of " +
+                      std::to_string(cases.size()) + " complete cases written to " +
+                      (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
+                      " (no summary line); run the command again for the rest");
+  }
   table.setting("summary", std::to_string(passes) + " pass, " + std::to_string(gaps) +
                                " known_gap, " + std::to_string(unstable) + " rs_unstable, " +
                                std::to_string(rsb_gaps) + " rsb_gap, " + std::to_string(rsb_unconverged) +

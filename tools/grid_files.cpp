@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -137,36 +138,105 @@ std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::
   return h;
 }
 
-std::vector<std::string> read_resume(const std::string& path, const std::vector<std::string>& header,
-                                     bool& complete) {
-  std::ifstream f(path);
+namespace {
+// Reads one line of at most kMaxRowChars characters (without the newline) into `line`; `ended`
+// says whether a newline closed it. False at the end of the file (nothing read).
+bool read_line(std::istream& in, std::string& line, bool& ended, bool& too_long) {
+  line.clear();
+  ended = too_long = false;
+  std::streambuf* sb = in.rdbuf();
+  for (;;) {
+    const int ch = sb->sbumpc();
+    if (ch == std::char_traits<char>::eof()) return !line.empty();
+    if (ch == '\n') {
+      ended = true;
+      return true;
+    }
+    if (line.size() >= kMaxRowChars) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(ch));
+  }
+}
+
+bool has_nan_text(const std::string& field) {
+  std::string low;
+  for (char ch : field) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return low.find("nan") != std::string::npos && is_nonfinite_text(field);
+}
+}  // namespace
+
+ResumeState read_resume(const std::string& path, const std::vector<std::string>& header, const GridJob& job,
+                        std::size_t lo, std::size_t hi) {
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("--resume: cannot read '" + path + "'");
-  std::vector<std::string> lines;
+  ResumeState st;
+  st.first = lo;
+  std::size_t max_rows = 0;
+  for (std::size_t c = lo; c < hi; ++c) max_rows += job.chains[c].size;
+  const std::size_t ncols = count_fields(header.back());
+  int conv_col = -1;
+  for (std::size_t j = 0; j < job.columns.size(); ++j)
+    if (job.columns[j] == "converged") conv_col = static_cast<int>(j);
   std::string line;
-  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::istringstream in(all);
-  while (std::getline(in, line)) lines.push_back(line);
-  if (!all.empty() && all.back() != '\n' && !lines.empty()) lines.pop_back();  // torn last line
-  complete = false;
+  bool ended = false, too_long = false;
+  std::size_t lineno = 0;
+  auto bad = [&](const std::string& why) {
+    return InputError("--resume: line " + std::to_string(lineno) + " of '" + path + "' " + why +
+                      "; the file is damaged or not this run's (remove it, or fix the line)");
+  };
   for (std::size_t i = 0; i < header.size(); ++i) {
-    if (i >= lines.size() || lines[i] != header[i])
+    ++lineno;
+    if (!read_line(f, line, ended, too_long) || too_long || line != header[i])
       throw InputError("--resume: '" + path + "' was made with other settings or is not a saddle CSV (line " +
                        std::to_string(i + 1) + " differs)");
   }
-  std::vector<std::string> data;
-  const std::size_t ncols = count_fields(header.back());
-  for (std::size_t i = header.size(); i < lines.size(); ++i) {
-    if (lines[i].rfind(kTimingPrefix, 0) == 0) {
-      complete = true;
+  // Rows of chain c, row k within it (the chain being read).
+  std::size_t c = lo, k = 0;
+  while (c < hi && job.chains[c].size == 0) ++c;
+  std::vector<std::string> chain_rows;
+  while (read_line(f, line, ended, too_long)) {
+    ++lineno;
+    if (too_long) throw bad("is longer than " + std::to_string(kMaxRowChars) + " characters");
+    if (!ended) break;  // torn last line: dropped
+    if (line.rfind(kTimingPrefix, 0) == 0) {
+      if (c != hi || k != 0)
+        throw bad("is the timing line of a finished run, but the rows before it do not complete the grid (" +
+                  std::to_string(st.rows.size() + chain_rows.size()) + " of " + std::to_string(max_rows) + " rows)");
+      st.complete = true;
+      ++lineno;
+      bool e2 = false, t2 = false;
+      if (read_line(f, line, e2, t2)) throw bad("follows the timing line (the end of a finished run)");
       break;
     }
-    if (!well_formed_row(lines[i], ncols))
-      throw InputError("--resume: line " + std::to_string(i + 1) + " of '" + path +
-                       "' is not a data row of this table (" + std::to_string(ncols) +
-                       " fields expected); the file is damaged");
-    data.push_back(lines[i]);
+    if (!well_formed_row(line, ncols))
+      throw bad("is not a data row of this table (" + std::to_string(ncols) + " fields expected)");
+    if (c >= hi) throw bad("is a row beyond the " + std::to_string(max_rows) + " rows of the grid");
+    const std::vector<std::string> fields = split(line, ',');
+    if (conv_col >= 0 && fields[conv_col] != "0" && fields[conv_col] != "1")
+      throw bad("has converged = '" + fields[conv_col] + "' (0 or 1 expected)");
+    for (std::size_t j = 0; j < fields.size(); ++j)
+      if (has_nan_text(fields[j])) throw bad("has " + job.columns[j] + " = " + fields[j] + " (never written)");
+    if (job.row_key) {
+      const std::vector<std::string> want = job.row_key(c, k);
+      for (std::size_t j = 0; j < want.size() && j < fields.size(); ++j)
+        if (fields[j] != want[j])
+          throw bad("has " + job.columns[j] + " = " + fields[j] + " where row " + std::to_string(k + 1) +
+                    " of chain " + std::to_string(c) + " has " + job.columns[j] + " = " + want[j] +
+                    " (rows out of place, or from another grid)");
+    }
+    chain_rows.push_back(line);
+    if (++k == job.chains[c].size) {
+      for (auto& l : chain_rows) st.rows.push_back(std::move(l));
+      chain_rows.clear();
+      ++c;
+      k = 0;
+      while (c < hi && job.chains[c].size == 0) ++c;
+    }
   }
-  return data;
+  st.first = c;  // the rows of a partly written chain are dropped
+  return st;
 }
 
 namespace {
@@ -186,8 +256,11 @@ ChainCache::ChainCache(const std::string& dir, const GridJob& job) : dir_(dir), 
   if (dir_.empty()) return;
   struct stat st {};
   if (::stat(dir_.c_str(), &st) != 0) {
-    if (::mkdir(dir_.c_str(), 0777) != 0)
+    // EEXIST: another process (an MPI rank, a shard) created it at the same moment.
+    if (::mkdir(dir_.c_str(), 0777) != 0 && errno != EEXIST)
       throw InputError("--cache: cannot create the directory '" + dir_ + "': " + std::strerror(errno));
+    if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw InputError("--cache: '" + dir_ + "' is not a directory");
   } else if (!S_ISDIR(st.st_mode)) {
     throw InputError("--cache: '" + dir_ + "' is not a directory");
   }

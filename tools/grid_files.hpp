@@ -49,11 +49,25 @@ bool parse_shard_line(const std::string& text, ShardLine& out);
 std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::size_t lo,
                                       std::size_t hi);
 
-// Reads an existing output for --resume: checks its header against `header`, returns its
-// complete data lines (a torn last line dropped); `complete` when it has the timing line.
-// Throws InputError when the file is not this run's.
-std::vector<std::string> read_resume(const std::string& path, const std::vector<std::string>& header,
-                                     bool& complete);
+// What --resume keeps of an existing output: the rows of the complete chains lo..first-1 (in
+// order), and whether the file had the timing line (a finished run).
+struct ResumeState {
+  std::vector<std::string> rows;
+  std::size_t first = 0;  // first chain still to compute
+  bool complete = false;
+};
+// Longest line --resume reads (a data row is far shorter; a longer line is damage).
+constexpr std::size_t kMaxRowChars = 1 << 20;
+// Reads an existing output for --resume, line by line (never more than the shard's rows and one
+// line of kMaxRowChars): checks its header against `header` and every kept row: its shape
+// (well_formed_row), its values (converged is 0 or 1; no field is nan in any spelling, which no
+// writer emits: tools/cli_common.hpp finish_row), and, where the job describes them
+// (GridJob::row_key), its parameter values at its position in chains lo..hi-1; after the timing
+// line nothing may follow, and a file never holds more rows than the shard has. A torn last line
+// and the rows of a partly written chain are dropped. Throws InputError naming the first bad line
+// (the file is left alone) when the file is not this run's or is damaged.
+ResumeState read_resume(const std::string& path, const std::vector<std::string>& header,
+                        const GridJob& job, std::size_t lo, std::size_t hi);
 
 // Cache of finished chains: one file per (settings, columns, version, chain key), holding the key,
 // the rows and a checksum of the rows. An entry whose key, rows or checksum do not match (edited,

@@ -163,6 +163,14 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       key += other_names[k] + "=" + fmt(outer[c][k]) + ";";
     job.chains.push_back({key + card.continuation + "=" + cont_key, cont.size() * n_starts});
   }
+  // Row k of chain c: start k / n, continuation value k % n (run_curve's order).
+  job.row_key = [=](std::size_t c, std::size_t k) {
+    std::vector<std::string> key;
+    std::size_t j = 0;
+    for (const ModelParam& mp : card.params)
+      key.push_back(mp.name == card.continuation ? fmt(cont[k % cont.size()]) : fmt(outer[c][j++]));
+    return key;
+  };
   job.run_chain = [=, &e](std::size_t c) {
     const ParamValues pv = values_of(c);
     const std::unique_ptr<CurveModel> model = e.make(pv);

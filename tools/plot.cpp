@@ -120,6 +120,7 @@ CsvData read_csv(const std::string& path) {
 
 
 void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png) {
+  if (!output_rank()) return;  // MPI: rank 0 draws (tools/cli_common.hpp)
   gnuplot::draw(plot_figure(data, hints, opt), png);
 }
 

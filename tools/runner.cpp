@@ -6,9 +6,11 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #ifdef SADDLE_HAVE_MPI
 #include <mpi.h>
@@ -36,71 +39,136 @@ namespace {
 
 using namespace grid_files;
 
-// SIGINT/SIGTERM during run_grid: the signal number, 0 when none arrived.
+// SIGINT/SIGTERM during a run: the signal number, 0 when none arrived.
 volatile std::sig_atomic_t g_signal = 0;
 extern "C" void on_stop_signal(int sig) {
   g_signal = sig;
+  request_interrupt();        // the chains in progress stop at their next poll (lock-free atomic)
   std::signal(sig, SIG_DFL);  // a second signal ends the process at once
 }
 
-// Installs the handler for the lifetime of a run and restores the previous one. Only where the
-// signal has no handler of its own (the `saddle` program): a host process with its own handler
-// (the Python module: Python's SIGINT handler raises KeyboardInterrupt through the interrupt flag,
-// solver/interrupt.hpp) keeps it.
-class StopSignals {
- public:
-  StopSignals() {
-    g_signal = 0;
-    old_int_ = install(SIGINT);
-    old_term_ = install(SIGTERM);
-  }
-  ~StopSignals() {
-    if (old_int_ != SIG_ERR) std::signal(SIGINT, old_int_);
-    if (old_term_ != SIG_ERR) std::signal(SIGTERM, old_term_);
-  }
+// Whether the run was asked to stop (a signal, or the front end's interrupt flag: Python's Ctrl-C).
+bool stopping() { return g_signal != 0 || interrupt_requested(); }
 
- private:
-  // Returns the previous handler, or SIG_ERR when the signal was left alone.
-  static void (*install(int sig))(int) {
-    void (*prev)(int) = std::signal(sig, SIG_DFL);
-    if (prev == SIG_DFL || prev == SIG_IGN) {  // SIG_IGN: a background job of a script
-      std::signal(sig, on_stop_signal);
-      return prev;
-    }
-    std::signal(sig, prev);  // not ours to replace
-    return SIG_ERR;
-  }
-  void (*old_int_)(int);
-  void (*old_term_)(int);
-};
-
+// The progress display: points done, counting the parts of the chains in progress (WorkMeter,
+// solver/interrupt.hpp: a curve's solves, a simulation's seeds), redrawn a few times a second on
+// a terminal by a thread of its own, with the rate and an estimate of the time left; the
+// process-wide counters (progress_counters(), which the Python module reports) follow it.
 class Progress {
  public:
-  Progress(std::size_t total, bool on) : total_(total), on_(on && ::isatty(2)) {
+  // sizes: the rows of each chain still to compute (slot i), total: their sum.
+  Progress(std::vector<std::size_t> sizes, std::size_t total, bool on)
+      : sizes_(std::move(sizes)), total_(total), on_(on && ::isatty(2)), meters_(sizes_.size()),
+        active_(sizes_.size(), 0) {
     t0_ = std::chrono::steady_clock::now();
     progress_counters().done = 0;
     progress_counters().total = total;
+    thread_ = std::thread([this] { loop(); });
   }
-  void advance(std::size_t n) {
-    done_ += n;
-    progress_counters().done = done_;
-    if (!on_) return;
-    double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    double rate = el > 0 ? done_ / el : 0.0;
-    double left = rate > 0 ? (total_ - done_) / rate : 0.0;
-    int w = 30, fill = total_ ? static_cast<int>(w * double(done_) / total_) : w;
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu points  %.3g pts/s  %.0f s left ", std::string(fill, '#').c_str(),
-                 std::string(w - fill, '.').c_str(), done_, total_, rate, left);
-    if (done_ >= total_) std::fprintf(stderr, "\n");
+  ~Progress() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    end_line();
+  }
+  // Chain slot i starts on this thread: its meter receives the parts done.
+  WorkMeter* begin(std::size_t i) {
+    std::lock_guard<std::mutex> lock(mu_);
+    meters_[i].reset();
+    active_[i] = 1;
+    running_.push_back(i);
+    return &meters_[i];
+  }
+  // Chain slot i ended (finished with `points` rows, or cancelled with 0).
+  void end(std::size_t i, std::size_t points) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (active_[i]) {
+      active_[i] = 0;
+      running_.erase(std::find(running_.begin(), running_.end(), i));
+    }
+    finished_ += points;
+    publish(false);
+  }
+  // Ends the bar's line, so that what follows on stderr starts on a line of its own.
+  void end_line() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (drawn_) std::fputs("\n", stderr);
+    drawn_ = false;
   }
 
  private:
-  std::size_t total_, done_ = 0;
-  bool on_;
-  std::chrono::steady_clock::time_point t0_;
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!quit_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(250));
+      if (!quit_) publish(true);
+    }
+  }
+  // Under mu_: updates the counters and, on a terminal, redraws (at most 4 times a second).
+  void publish(bool tick) {
+    double done = static_cast<double>(finished_);
+    for (std::size_t i : running_) done += meters_[i].done() * static_cast<double>(sizes_[i]);
+    const std::size_t d = std::min(total_, static_cast<std::size_t>(done));
+    progress_counters().done = d;
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!tick && d < total_ && now - last_draw_ < std::chrono::milliseconds(250)) return;
+    last_draw_ = now;
+    const double el = std::chrono::duration<double>(now - t0_).count();
+    const double rate = el > 0 ? done / el : 0.0;
+    const int w = 30, fill = total_ ? static_cast<int>(w * std::min(1.0, done / total_)) : w;
+    char left[48] = "";
+    if (rate > 0 && d < total_) {
+      const double secs = (total_ - done) / rate;
+      if (secs < 120) std::snprintf(left, sizeof left, "  %.0f s left", secs);
+      else if (secs < 7200) std::snprintf(left, sizeof left, "  %.0f min left", secs / 60);
+      else std::snprintf(left, sizeof left, "  %.1f h left", secs / 3600);
+    }
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu points  %.3g pts/s%s\033[K", std::string(fill, '#').c_str(),
+                 std::string(w - fill, '.').c_str(), d, total_, rate, left);
+    std::fflush(stderr);
+    drawn_ = true;
+    if (d >= total_) {
+      std::fputs("\n", stderr);
+      drawn_ = false;
+    }
+  }
+  std::vector<std::size_t> sizes_;
+  std::size_t total_, finished_ = 0;
+  bool on_, quit_ = false, drawn_ = false;
+  std::vector<WorkMeter> meters_;
+  std::vector<char> active_;
+  std::vector<std::size_t> running_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  std::chrono::steady_clock::time_point t0_, last_draw_;
 };
 
 }  // namespace
+
+StopSignals::StopSignals() {
+  g_signal = 0;
+  old_int_ = install(SIGINT);
+  old_term_ = install(SIGTERM);
+}
+StopSignals::~StopSignals() {
+  if (old_int_ != SIG_ERR) std::signal(SIGINT, old_int_);
+  if (old_term_ != SIG_ERR) std::signal(SIGTERM, old_term_);
+}
+bool StopSignals::received() const { return g_signal != 0; }
+void (*StopSignals::install(int sig))(int) {
+  void (*prev)(int) = std::signal(sig, SIG_DFL);
+  if (prev == SIG_DFL || prev == SIG_IGN) {  // SIG_IGN: a background job of a script
+    std::signal(sig, on_stop_signal);
+    return prev;
+  }
+  std::signal(sig, prev);  // not ours to replace
+  return SIG_ERR;
+}
 
 std::string canonical_command_line() {
   static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
@@ -166,6 +234,26 @@ void add_run_options(CLI::App* sub, RunOptions& r) {
       ->group("Run");
 }
 
+namespace {
+// How a run ended, the same on every MPI rank (rank 0 decides and tells the others).
+enum Outcome : int { kDone = 0, kRuntimeError = 1, kInputError = 2, kStrict = 3, kStopped = 130 };
+
+#ifdef SADDLE_HAVE_MPI
+// A chain's result sent by an MPI rank to rank 0: its index, its status and its text (the rows,
+// or the error message).
+enum ChainStatus : unsigned long long { kChainDone = 0, kChainSkipped = 1, kChainInputError = 2, kChainError = 3 };
+#endif
+
+// Throws on a rank other than 0 the exception of the outcome that rank 0 reported (its message is
+// not shown: only rank 0 prints, tools/saddle.cpp).
+[[noreturn]] void throw_outcome(int code) {
+  if (code == kInputError) throw InputError("(reported by rank 0)");
+  if (code == kStrict) throw StrictFailure("(reported by rank 0)");
+  if (code == kStopped) throw Interrupted("(reported by rank 0)");
+  throw std::runtime_error("(reported by rank 0)");
+}
+}  // namespace
+
 void run_grid(const GridJob& job, const RunOptions& r) {
   const auto t0 = std::chrono::steady_clock::now();
   // ---- every run option is checked before anything is computed or written ----
@@ -195,48 +283,52 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   const std::size_t C = job.chains.size();
   const std::size_t lo = C * sh.index / sh.count, hi = C * (sh.index + 1) / sh.count;
   const std::vector<std::string> header = header_lines(job, sh, lo, hi);
+  std::size_t shard_rows = 0;
+  for (std::size_t c = lo; c < hi; ++c) shard_rows += job.chains[c].size;
 
-  std::vector<std::string> previous;  // data lines kept from a resumed file
-  bool already_complete = false;
-  std::size_t first = lo;  // first chain still to compute
-  if (r.resume && rank == 0) {
-    std::ifstream probe(r.out);
-    if (probe) {
-      previous = read_resume(r.out, header, already_complete);
-      std::size_t rows = 0, k = lo;
-      while (k < hi && rows + job.chains[k].size <= previous.size()) rows += job.chains[k++].size;
-      previous.resize(rows);  // drop a partly written chain
-      first = k;
-    }
-  }
-#ifdef SADDLE_HAVE_MPI
-  if (nranks > 1) {
-    unsigned long long f = first;
-    MPI_Bcast(&f, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    first = static_cast<std::size_t>(f);
-  }
-#endif
-  // Output stream (rank 0 only): header + kept rows, then appended chain by chain.
+  // ---- rank 0: the resumed file and the output stream (header + kept rows), then appended
+  // chain by chain. A failure here is told to the other ranks before they compute anything. ----
+  ResumeState kept;
+  kept.first = lo;
   std::unique_ptr<std::ofstream> file;
   std::ostream* os = &std::cout;
   const std::string where = !r.out.empty() && r.out != "-" ? "'" + r.out + "'" : std::string("stdout");
+  std::string setup_error;
+  if (rank == 0) {
+    try {
+      if (r.resume) {
+        std::ifstream probe(r.out);
+        if (probe) kept = read_resume(r.out, header, job, lo, hi);
+      }
+      if (!r.out.empty() && r.out != "-") {
+        file = std::make_unique<std::ofstream>(r.out, std::ios::trunc);
+        if (!*file) throw InputError("--out: cannot open '" + r.out + "' for writing");
+        os = file.get();
+      }
+      for (const auto& h : header) *os << h << "\n";
+      for (const auto& l : kept.rows) *os << l << "\n";
+      os->flush();
+      if (!*os) throw InputError("cannot write the output to " + where + " (disk full or closed?)");
+    } catch (const InputError& e) {
+      setup_error = e.what();
+    }
+  }
+  std::size_t first = kept.first;  // first chain still to compute
+#ifdef SADDLE_HAVE_MPI
+  if (nranks > 1) {
+    unsigned long long f[2] = {first, setup_error.empty() ? 0ULL : 1ULL};
+    MPI_Bcast(f, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    first = static_cast<std::size_t>(f[0]);
+    if (f[1] != 0 && rank != 0) throw_outcome(kInputError);
+  }
+#endif
+  if (!setup_error.empty()) throw InputError(setup_error);
+
   // Rows are kept in memory only for the plot; otherwise counted.
   const bool keep_rows = !r.plot.empty();
   std::vector<std::string> all_lines;
-  std::size_t written = previous.size();
-  if (keep_rows) all_lines = previous;
+  std::size_t written = kept.rows.size();
   bool write_failed = false;
-  if (rank == 0) {
-    if (!r.out.empty() && r.out != "-") {
-      file = std::make_unique<std::ofstream>(r.out, std::ios::trunc);
-      if (!*file) throw InputError("--out: cannot open '" + r.out + "' for writing");
-      os = file.get();
-    }
-    for (const auto& h : header) *os << h << "\n";
-    for (const auto& l : previous) *os << l << "\n";
-    os->flush();
-    if (!*os) throw InputError("cannot write the output to " + where + " (disk full or closed?)");
-  }
   int conv_col = -1;
   for (std::size_t j = 0; j < job.columns.size(); ++j)
     if (job.columns[j] == "converged") conv_col = static_cast<int>(j);
@@ -252,13 +344,20 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     return line.compare(pos, end == std::string::npos ? std::string::npos : end - pos, "0") == 0;
   };
   std::size_t n_unconverged = 0;
-  for (const auto& l : previous) n_unconverged += unconverged(l);
+  for (const auto& l : kept.rows) n_unconverged += unconverged(l);
+  if (keep_rows) all_lines = std::move(kept.rows);
+  kept.rows.clear();
+  kept.rows.shrink_to_fit();
   std::string strict_row;  // under --strict: the first unconverged row written
   std::atomic<bool> stop{false};
   StopSignals signals;
+  std::vector<std::size_t> sizes;
   std::size_t todo_points = 0;
-  for (std::size_t c = first; c < hi; ++c) todo_points += job.chains[c].size;
-  Progress progress(todo_points, r.progress && rank == 0);
+  for (std::size_t c = first; c < hi; ++c) {
+    sizes.push_back(job.chains[c].size);
+    todo_points += job.chains[c].size;
+  }
+  Progress progress(sizes, todo_points, r.progress && rank == 0);
 
   // Chains this rank computes: round-robin over ranks.
   std::vector<std::size_t> mine;
@@ -296,12 +395,15 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   // Chains are tasks of the one thread team (solver/parallel.hpp); the solves inside a chain
   // (the curve driver's replicates, a trainer's seeds) become tasks of the same team. A chain
   // that throws stops the run like an interrupt: no new chain starts, the complete prefix is
-  // written, and the error of the lowest failing chain is reported.
+  // written, and the error of the lowest failing chain is reported. A signal sets the interrupt
+  // flag: the chains in progress stop at their next poll and are dropped.
   FirstError error;
   parallel_for(mine.size(), [&](std::size_t k) {
     const std::size_t c = mine[k];
-    if (stop || g_signal || error.after_error(c)) return;  // --strict, a signal, an error, a full disk
+    if (stop || stopping() || error.after_error(c)) return;  // --strict, a signal, an error, a full disk
     std::vector<std::string> lines;
+    WorkMeter* meter = progress.begin(c - first);
+    WorkScope scope(WorkShare{meter, 1.0});
     try {
       check_interrupt();
       if (!cache.load(job.chains[c].key, job.chains[c].size, lines)) {
@@ -317,100 +419,150 @@ void run_grid(const GridJob& job, const RunOptions& r) {
         cache.store(job.chains[c].key, lines);
       }
     } catch (...) {
+      progress.end(c - first, 0);
       error.record(c);
       return;
     }
     std::lock_guard<std::mutex> lock(mu);
     done[c - first] = std::move(lines);
     ready[c - first] = 1;
-    progress.advance(job.chains[c].size);
-    if (rank == 0 && nranks == 1) flush_prefix();
+    progress.end(c - first, job.chains[c].size);
+    if (rank == 0) flush_prefix();
   });
-  if (write_failed) {
-    if (file) file->close();
-    throw InputError("cannot write the output to " + where + " (disk full or closed?); " +
-                     std::to_string(written) + " rows were written before");
-  }
-  if (error.failed()) {
-    // Keep what is complete (as for an interrupt), then report the error once.
-    if (rank == 0 && nranks == 1) {
-      flush_prefix();
-      if (file) file->close();
-    }
-    const std::string kept = "; " + std::to_string(written) + " complete rows written to " + where +
-                             (file && written > 0 ? " (--resume continues after a fix)" : "");
+
+  // ---- the chains of the other ranks reach rank 0, each with its status ----
+  std::string error_text;  // rank 0: the message of the lowest failing chain
+  int error_kind = kDone;
+  std::size_t error_chain = hi;
+  bool remote_skipped = false;
+  auto local_error = [&] {
+    if (!error.failed()) return;
     try {
       std::rethrow_exception(error.error());
     } catch (const InputError& e) {
-      throw InputError(e.what() + kept);
+      error_kind = kInputError;
+      error_text = e.what();
     } catch (const Interrupted&) {
-      throw;
+      error_kind = kStopped;
     } catch (const std::bad_alloc&) {
-      throw;
+      error_kind = kRuntimeError;
+      error_text = "out of memory (reduce the grid or the sizes)";
     } catch (const std::exception& e) {
-      throw std::runtime_error(e.what() + kept);
+      error_kind = kRuntimeError;
+      error_text = e.what();
+    } catch (...) {
+      error_kind = kRuntimeError;
+      error_text = "internal error (an exception of unknown type)";
     }
-  }
-  if (rank == 0 && nranks == 1 && (g_signal || !strict_row.empty())) {
-    flush_prefix();  // every complete chain (up to the failing row under --strict), no timing line
-    os->flush();
-    if (file) file->close();
-    if (!strict_row.empty())
-      throw StrictFailure("--strict: a point did not converge (row: " + strict_row + "); " +
-                          std::to_string(written) + " rows written to " + where);
-    throw Interrupted("interrupted: " + std::to_string(written) + " complete rows written to " +
-                      where + (file ? "; run the same command with --resume to finish" : ""));
-  }
+    error_chain = error.index();
+  };
+  local_error();
 #ifdef SADDLE_HAVE_MPI
   if (nranks > 1) {
     if (rank != 0) {
       for (std::size_t c : mine) {
+        unsigned long long head[3] = {c, kChainDone, 0};
         std::string blob;
-        for (const auto& l : done[c - first]) blob += l + "\n";
-        unsigned long long idx = c;
-        MPI_Send(&idx, 1, MPI_UNSIGNED_LONG_LONG, 0, 1, MPI_COMM_WORLD);
-        MPI_Send(blob.data(), static_cast<int>(blob.size()), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
+        if (ready[c - first]) {
+          for (const auto& l : done[c - first]) blob += l + "\n";
+        } else if (c == error_chain && error_kind != kStopped) {
+          head[1] = error_kind == kInputError ? kChainInputError : kChainError;
+          blob = error_text;
+        } else {
+          head[1] = kChainSkipped;
+        }
+        head[2] = blob.size();
+        MPI_Send(head, 3, MPI_UNSIGNED_LONG_LONG, 0, 1, MPI_COMM_WORLD);
+        if (!blob.empty()) MPI_Send(&blob[0], static_cast<int>(blob.size()), MPI_CHAR, 0, 2, MPI_COMM_WORLD);
       }
     } else {
-      flush_prefix();
-      std::size_t remaining = (hi - first) - mine.size();
-      for (; remaining > 0; --remaining) {
+      for (std::size_t remaining = (hi - first) - mine.size(); remaining > 0; --remaining) {
         MPI_Status st;
-        unsigned long long idx;
-        MPI_Recv(&idx, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
-        int len = 0;
-        MPI_Status st2;
-        MPI_Probe(st.MPI_SOURCE, 2, MPI_COMM_WORLD, &st2);
-        MPI_Get_count(&st2, MPI_CHAR, &len);
-        std::string blob(static_cast<std::size_t>(len), '\0');
-        MPI_Recv(&blob[0], len, MPI_CHAR, st.MPI_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        std::istringstream in(blob);
-        std::string l;
-        std::vector<std::string> lines;
-        while (std::getline(in, l)) lines.push_back(l);
-        done[idx - first] = std::move(lines);
-        ready[idx - first] = 1;
-        progress.advance(job.chains[idx].size);
-        flush_prefix();
+        unsigned long long head[3];
+        MPI_Recv(head, 3, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        std::string blob(static_cast<std::size_t>(head[2]), '\0');
+        if (head[2] > 0)
+          MPI_Recv(&blob[0], static_cast<int>(head[2]), MPI_CHAR, st.MPI_SOURCE, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        const std::size_t idx = static_cast<std::size_t>(head[0]);
+        if (head[1] == kChainDone) {
+          std::istringstream in(blob);
+          std::string l;
+          std::vector<std::string> lines;
+          while (std::getline(in, l)) lines.push_back(l);
+          std::lock_guard<std::mutex> lock(mu);
+          done[idx - first] = std::move(lines);
+          ready[idx - first] = 1;
+          progress.end(idx - first, job.chains[idx].size);
+          flush_prefix();
+        } else if (head[1] == kChainSkipped) {
+          remote_skipped = true;
+        } else if (idx < error_chain) {
+          error_chain = idx;
+          error_kind = head[1] == kChainInputError ? kInputError : kRuntimeError;
+          error_text = blob;
+        }
       }
     }
-    if (rank != 0) return;
   }
 #endif
-  flush_prefix();
-  if (!strict_row.empty()) {
+
+  // ---- rank 0 decides how the run ended and tells the other ranks ----
+  int outcome = kDone;
+  std::string message;
+  if (rank == 0) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      flush_prefix();  // every complete chain (up to the failing row under --strict)
+    }
+    const bool complete = next_to_write >= hi && strict_row.empty();
+    const std::size_t left = shard_rows - written;
+    const std::string file_hint = file && written > 0 ? " (--resume continues after a fix)" : "";
+    if (write_failed) {
+      outcome = kInputError;
+      message = "cannot write the output to " + where + " (disk full or closed?); " + std::to_string(written) +
+                " rows were written before";
+    } else if (!complete && (stopping() || remote_skipped || error_kind == kStopped)) {
+      outcome = kStopped;
+      message = "interrupted: " + std::to_string(written) + " of " + std::to_string(shard_rows) +
+                " rows written to " + where + " (complete chains only); " + std::to_string(left) +
+                (file ? " rows left: run the same command with --resume to compute them"
+                      : " rows were not computed");
+    } else if (error_kind == kInputError || error_kind == kRuntimeError) {
+      outcome = error_kind;
+      message = error_text + "; " + std::to_string(written) + " complete rows written to " + where + file_hint;
+    } else if (!strict_row.empty()) {
+      outcome = kStrict;
+      message = "--strict: a point did not converge (row: " + strict_row + "); " + std::to_string(written) +
+                " rows written to " + where;
+    } else {
+      // Every chain is written (a signal that came after the last chain changes nothing).
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s %zu rows, %.3f s, threads=%d, ranks=%d", kTimingPrefix, written, secs,
+                    omp_get_max_threads(), nranks);
+      *os << buf << "\n";
+      os->flush();
+      if (!*os) {
+        outcome = kInputError;
+        message = "cannot write the output to " + where + " (disk full or closed?)";
+      }
+    }
     if (file) file->close();
-    throw StrictFailure("--strict: a point did not converge (row: " + strict_row + ")");
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%s %zu rows, %.3f s, threads=%d, ranks=%d", kTimingPrefix, written, secs,
-                omp_get_max_threads(), nranks);
-  *os << buf << "\n";
-  os->flush();
-  if (file) file->close();
-  if (!*os || write_failed)
-    throw InputError("cannot write the output to " + where + " (disk full or closed?)");
+#ifdef SADDLE_HAVE_MPI
+  if (nranks > 1) {
+    MPI_Bcast(&outcome, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+      if (outcome != kDone) throw_outcome(outcome);
+      return;
+    }
+  }
+#endif
+  progress.end_line();
+  if (outcome == kInputError) throw InputError(message);
+  if (outcome == kRuntimeError) throw std::runtime_error(message);
+  if (outcome == kStrict) throw StrictFailure(message);
+  if (outcome == kStopped) throw Interrupted(message);
   if (n_unconverged > 0)
     std::cerr << "saddle: warning: " << n_unconverged << " of " << written
               << " points did not converge (converged = 0 in their rows; --strict stops at the first)\n";

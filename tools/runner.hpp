@@ -47,6 +47,9 @@ struct GridJob {
   std::vector<Chain> chains;
   // Rows of chain c, in order; must be deterministic and thread-safe (called concurrently).
   std::function<std::vector<std::vector<std::string>>(std::size_t c)> run_chain;
+  // Optional, for --resume: the leading fields (the parameters, as written) of row k of chain c,
+  // without computing it. Where given, every kept row is checked to sit at its place in the grid.
+  std::function<std::vector<std::string>(std::size_t c, std::size_t k)> row_key;
   PlotHints plot;  // what a default plot shows
 };
 
@@ -63,6 +66,25 @@ struct GridJob {
 // in progress: their rows are written (no timing line, so --resume continues the file) and
 // Interrupted is thrown.
 void run_grid(const GridJob& job, const RunOptions& r);
+
+// SIGINT/SIGTERM for the lifetime of a run (the grid runner, `validate`): a signal sets the
+// interrupt flag (solver/interrupt.hpp), so that every long loop stops within a fraction of a
+// second; a second signal ends the process at once. Installed only where the signal has no
+// handler of its own (the `saddle` program): a host process with its own handler (the Python
+// module, whose Ctrl-C sets the interrupt flag) keeps it. The previous handlers come back after.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  bool received() const;  // a signal arrived since the constructor
+
+ private:
+  static void (*install(int sig))(int);  // the previous handler, or SIG_ERR when left alone
+  void (*old_int_)(int);
+  void (*old_term_)(int);
+};
 
 // --plot for subcommands that write one table (Monte Carlo, validation, Hermite data).
 struct TablePlot {

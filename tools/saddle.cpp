@@ -3,6 +3,7 @@
 // stdout); under MPI only rank 0 reports the error. Exit codes (README "Errors and exit codes"):
 // 0 ok, 1 validation disagreement or internal error, 2 bad input, 3 --strict and a point did not
 // converge, 130 interrupted by SIGINT/SIGTERM.
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -13,14 +14,17 @@
 #endif
 
 #include "tools/app.hpp"
+#include "tools/cli_common.hpp"
 
 namespace {
-int rank0 = 1;  // 0 on MPI ranks other than 0: they stay silent about errors
-
-int run(int argc, char** argv);
+// Runs the program; returns its exit code, and its error message in `message` (printed by main).
+int run(int argc, char** argv, std::string& message) {
+  return saddle::run_cli(std::vector<std::string>(argv, argv + argc), &message);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::string message;
 #ifdef SADDLE_HAVE_MPI
   // Initialise MPI only under a launcher (mpirun sets these), so plain runs stay MPI-free.
   const bool under_mpi = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
@@ -29,24 +33,26 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int r = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    rank0 = r == 0;
-  }
-  int rc = run(argc, argv);
-  if (under_mpi) {
-    if (rc != 0) MPI_Abort(MPI_COMM_WORLD, rc);
+    // Rank 0 writes; the others compute their chains of a grid run (tools/runner.hpp) and run any
+    // other command silently (its table would be the same), so each output appears once.
+    if (r != 0) {
+      saddle::set_output_rank(false);
+      if (!std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+    }
+    const int rc = run(argc, argv, message);
+    // Every rank leaves the command (the grid runner ends on every rank with rank 0's outcome),
+    // so all agree on one exit code here: rank 0's, or the worst of the others when rank 0
+    // succeeded. Exit codes rather than MPI_Abort: an interrupted or refused run ends like a
+    // single process (exit 130 or 2, one message), not in a launcher's abort report.
+    int rc0 = rc, worst = rc;
+    MPI_Bcast(&rc0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!message.empty() && (r == 0 || (rc0 == 0 && rc != 0))) std::cerr << message << "\n";
     MPI_Finalize();
+    return rc0 != 0 ? rc0 : worst;
   }
-  return rc;
-#else
-  return run(argc, argv);
 #endif
-}
-
-namespace {
-int run(int argc, char** argv) {
-  std::string message;
-  const int rc = saddle::run_cli(std::vector<std::string>(argv, argv + argc), &message);
-  if (!message.empty() && rank0) std::cerr << message << "\n";
+  const int rc = run(argc, argv, message);
+  if (!message.empty()) std::cerr << message << "\n";
   return rc;
 }
-}  // namespace
