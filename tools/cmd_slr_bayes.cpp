@@ -101,6 +101,12 @@ void run_bayes(const BayesCli& o) {
     job.chains.push_back({"L=" + length_key(bayes_lengths(s)) + ";nu=" + fmt(s.nu) + ";delta=" + fmt(s.delta) +
                               ";inits=" + o.init + ";alpha=" + alpha_key,
                           inits.size() * alphas.size()});
+  // Row k of chain c (run_curve's order: inits x alphas as given).
+  job.row_key = [=](std::size_t c, std::size_t k) {
+    const BayesSetting& s = settings[c];
+    return std::vector<std::string>{to_string(s.task), length_key(bayes_lengths(s)), fmt(s.nu), fmt(s.delta),
+                                    fmt(alphas[k % alphas.size()]), to_string(inits[k / alphas.size()])};
+  };
   job.run_chain = [=](std::size_t c) {
     const BayesSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;

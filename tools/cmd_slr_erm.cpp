@@ -2,6 +2,7 @@
 // (docs/equations/slr_replica.md §4), channel expectations by randomly shifted QMC (§7b), continuation in alpha
 // from an informed and/or uninformed start. One row per (L, nu, lambda, delta, activation, init,
 // alpha): mean over the R QMC replicates, with test_error_se their standard error.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -219,6 +220,15 @@ void run_erm(const ErmCli& o) {
                                    ? std::string()
                                    : ";channel=preint;nodes=" + std::to_string(s.line.nodes)),
                           inits.size() * alphas.size()});
+  // Row k of chain c (replica_curve's order: inits x sorted alphas).
+  std::vector<double> sorted_alphas = alphas;
+  std::sort(sorted_alphas.begin(), sorted_alphas.end());
+  job.row_key = [=](std::size_t c, std::size_t k) {
+    const ReplicaSetting& s = settings[c];
+    return std::vector<std::string>{to_string(task), length_key(replica_lengths(s)), fmt(s.nu), fmt(s.lambda),
+                                    fmt(s.delta), fmt(sorted_alphas[k % sorted_alphas.size()]),
+                                    to_string(s.activation), to_string(inits[k / sorted_alphas.size()])};
+  };
   job.run_chain = [=](std::size_t c) {
     const ReplicaSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Stops, --resume of damaged files and MPI (issues 28 items 2, 3, 9 and 32 "Stops and progress"):
+# - SIGINT/SIGTERM take effect at once (the chains in progress are cancelled): a run of long chains
+#   stops within a few seconds, exits 130, keeps complete chains only (no timing line) and says how
+#   many rows are left; --resume then equals an uninterrupted run;
+# - --resume refuses (exit 2, naming the line, the file left alone) every damaged file: a bad
+#   converged flag, nan in a converged row, two rows swapped, one chain's rows in another's place,
+#   a file concatenated with itself, a long file of one repeated row;
+# - validate keeps the complete cases on SIGTERM (a file marked interrupted, exit 130);
+# - two processes creating the same new --cache directory at once both succeed;
+# - under mpirun: one table (rmt hermite, merge), --cache NEWDIR, a SIGTERM'd run never leaves a
+#   file with the timing line unless it is complete, and --resume then equals a clean run.
+# Usage: resume_mpi_stops.sh /path/to/saddle
+set -u
+S="$1"
+fail=0
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+body() { grep -v '^# timing:' "$1"; }
+ndata() { grep -vc '^#' "$1" 2>/dev/null || echo 0; }  # data rows + the column header
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---- a stop takes effect at once ----
+# Two chains of 12 points with 8 replicates each, a few seconds per chain on 2 threads.
+LONG=(slr erm --task spiked --L 2 --nu 2 --lambda 0.1 --alpha 0.5:8:12 --activation softmax --points 4096
+      --replicates 8 --threads 2 --no-progress)
+"$S" "${LONG[@]}" --out "$tmp/long.csv" 2>"$tmp/long.err" &
+pid=$!
+sleep 2
+t0=$(now)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=""
+dt=$(elapsed "$t0")
+[ "$rc" -eq 130 ] || { echo "FAIL: SIGINT during a chain: exit $rc (130 expected): $(cat "$tmp/long.err")"; fail=1; }
+awk -v d="$dt" 'BEGIN { exit !(d < 5) }' || { echo "FAIL: SIGINT took ${dt} s to stop (a chain in progress must be cancelled)"; fail=1; }
+grep -q '^# timing:' "$tmp/long.csv" && { echo "FAIL: an interrupted run wrote the timing line"; fail=1; }
+grep -q 'rows left' "$tmp/long.err" || { echo "FAIL: the interrupt message does not say what is left: $(cat "$tmp/long.err")"; fail=1; }
+echo "note: SIGINT 2 s into slr erm stopped in ${dt} s"
+
+# SIGTERM on validate: the complete cases are kept, the file says it was interrupted.
+"$S" validate rmt --quick --threads 2 --out "$tmp/v.csv" 2>"$tmp/v.err" &
+pid=$!
+sleep 2
+t0=$(now)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=""
+dt=$(elapsed "$t0")
+if [ "$rc" -eq 130 ]; then
+  [ -f "$tmp/v.csv" ] || { echo "FAIL: validate after SIGTERM wrote no file"; fail=1; }
+  grep -q '^# interrupted:' "$tmp/v.csv" || { echo "FAIL: an interrupted validate file is not marked"; fail=1; }
+  grep -q '^# summary:' "$tmp/v.csv" && { echo "FAIL: an interrupted validate file has a summary"; fail=1; }
+  awk -v d="$dt" 'BEGIN { exit !(d < 5) }' || { echo "FAIL: validate took ${dt} s to stop"; fail=1; }
+else
+  echo "FAIL: validate rmt after SIGTERM: exit $rc (130 expected): $(cat "$tmp/v.err")"; fail=1
+fi
+
+# ---- --resume refuses damaged rows ----
+ARGS=(ridge --alpha 0.5:4:6 --lambda 0.01:1:4:log --no-progress --threads 1)
+"$S" "${ARGS[@]}" --out "$tmp/ref.csv" || { echo "FAIL: reference run"; exit 1; }
+nh=$(grep -c '^#' "$tmp/ref.csv")  # header lines (+ the timing line)
+head -n -1 "$tmp/ref.csv" >"$tmp/partial.csv"  # no timing line: an interrupted run's file
+first=$((nh))  # line number of the first data row (the column header is line nh)
+first=$((first + 1))
+conv=$(head -n "$((nh))" "$tmp/ref.csv" | tail -1 | tr ',' '\n' | grep -n '^converged$' | cut -d: -f1)
+m=$(head -n "$((nh))" "$tmp/ref.csv" | tail -1 | tr ',' '\n' | grep -n '^m$' | cut -d: -f1)
+refuse() {  # $1: what, $2: file; --resume must exit 2, name a line and leave the file alone
+  cp "$2" "$tmp/before.csv"
+  "$S" "${ARGS[@]}" --out "$2" --resume >/dev/null 2>"$tmp/err"
+  local rc=$?
+  [ "$rc" -eq 2 ] || { echo "FAIL: --resume accepted $1 (exit $rc)"; fail=1; }
+  grep -q 'line [0-9]' "$tmp/err" || { echo "FAIL: --resume on $1 does not name the line: $(cat "$tmp/err")"; fail=1; }
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || { echo "FAIL: --resume on $1: more than one line on stderr"; fail=1; }
+  cmp -s "$2" "$tmp/before.csv" || { echo "FAIL: --resume on $1 changed the file"; fail=1; }
+}
+awk -F, -v OFS=, -v l="$((first + 2))" -v c="$conv" 'NR == l { $c = "abc" } { print }' "$tmp/partial.csv" >"$tmp/d1.csv"
+refuse "converged=abc" "$tmp/d1.csv"
+awk -F, -v OFS=, -v l="$((first + 2))" -v c="$conv" -v m="$m" 'NR == l { $m = "nan"; $c = 1 } { print }' \
+  "$tmp/partial.csv" >"$tmp/d2.csv"
+refuse "m=nan with converged=1" "$tmp/d2.csv"
+awk -v l="$((first + 1))" 'NR == l { keep = $0; next } NR == l + 1 { print; print keep; next } { print }' \
+  "$tmp/partial.csv" >"$tmp/d3.csv"
+refuse "two rows swapped" "$tmp/d3.csv"
+# Chain 1 (rows 7..12: 6 alphas per chain) replaced by chain 0's rows.
+awk -v f="$first" 'NR >= f && NR < f + 6 { c0[NR - f] = $0 } NR >= f + 6 && NR < f + 12 { print c0[NR - f - 6]; next } { print }' \
+  "$tmp/partial.csv" >"$tmp/d4.csv"
+refuse "one chain's rows replaced by another's" "$tmp/d4.csv"
+cat "$tmp/ref.csv" "$tmp/ref.csv" >"$tmp/d5.csv"
+refuse "a file concatenated with itself" "$tmp/d5.csv"
+{ head -n "$nh" "$tmp/ref.csv"; row=$(sed -n "${first}p" "$tmp/ref.csv"); yes "$row" | head -n 200000; } >"$tmp/d6.csv"
+t0=$(now)
+refuse "a long file of one repeated row" "$tmp/d6.csv"
+echo "note: refusing a $(du -k "$tmp/d6.csv" | cut -f1) kB file of one repeated row took $(elapsed "$t0") s"
+# The intact partial file resumes to the clean result.
+cp "$tmp/partial.csv" "$tmp/ok.csv"
+"$S" "${ARGS[@]}" --out "$tmp/ok.csv" --resume || { echo "FAIL: --resume of an intact partial file"; fail=1; }
+cmp -s <(body "$tmp/ref.csv") <(body "$tmp/ok.csv") || { echo "FAIL: resumed file differs from the clean run"; fail=1; }
+
+# ---- two processes create the same new --cache directory at once ----
+for i in 1 2 3; do
+  "$S" "${ARGS[@]}" --cache "$tmp/cache$i" --out "$tmp/ca$i.csv" 2>"$tmp/ca$i.err" &
+  p1=$!
+  "$S" "${ARGS[@]}" --cache "$tmp/cache$i" --out "$tmp/cb$i.csv" 2>"$tmp/cb$i.err"
+  rb=$?
+  wait "$p1"
+  ra=$?
+  [ "$ra" -eq 0 ] && [ "$rb" -eq 0 ] || { echo "FAIL: concurrent --cache NEWDIR: $(cat "$tmp/ca$i.err" "$tmp/cb$i.err")"; fail=1; break; }
+done
+
+# ---- MPI ----
+if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm_rsh_agent=
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+  MPI=(mpirun --oversubscribe -np 2)
+  n=$("${MPI[@]}" "$S" rmt hermite --activation tanh,relu 2>/dev/null | grep -c '^tanh,')
+  [ "$n" -eq 1 ] || { echo "FAIL: mpirun rmt hermite printed its table $n times"; fail=1; }
+  "$S" ridge --alpha 0.5:4:6 --lambda 0.01:1:4:log --no-progress --shard 0/2 --out "$tmp/s0.csv"
+  "$S" ridge --alpha 0.5:4:6 --lambda 0.01:1:4:log --no-progress --shard 1/2 --out "$tmp/s1.csv"
+  n=$("${MPI[@]}" "$S" merge "$tmp/s0.csv" "$tmp/s1.csv" 2>/dev/null | grep -c '^# timing:')
+  [ "$n" -eq 1 ] || { echo "FAIL: mpirun merge printed its table $n times"; fail=1; }
+  "${MPI[@]}" "$S" "${ARGS[@]}" --cache "$tmp/mpicache" --out "$tmp/mc.csv" >"$tmp/mc.log" 2>&1 \
+    || { echo "FAIL: mpirun --cache NEWDIR: $(tail -3 "$tmp/mc.log")"; fail=1; }
+  cmp -s <(body "$tmp/ref.csv") <(body "$tmp/mc.csv") || { echo "FAIL: mpirun --cache output differs"; fail=1; }
+  # A damaged file is refused under mpirun too (rank 0 reads it; every rank exits 2).
+  "${MPI[@]}" "$S" "${ARGS[@]}" --out "$tmp/d3.csv" --resume >/dev/null 2>"$tmp/mpi_d3.err"
+  rc=$?
+  [ "$rc" -eq 2 ] || { echo "FAIL: mpirun --resume of a damaged file: exit $rc (2 expected)"; fail=1; }
+  # SIGTERM to mpirun: never a file with the timing line unless complete; --resume completes it.
+  MARGS=(rmt attention --c 0.1:4:24 --gamma 1e-6:1:40:log --snr 0,1 --nodes 400 --threads 1 --no-progress)
+  "$S" "${MARGS[@]}" --out "$tmp/mref.csv" || { echo "FAIL: reference run (rmt attention)"; fail=1; }
+  total=$(($(ndata "$tmp/mref.csv") - 1))
+  for sig in TERM INT; do
+    "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" >"$tmp/m$sig.log" 2>&1 &
+    pid=$!
+    sleep 1.5
+    kill "-$sig" "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    pid=""
+    n=$(($(ndata "$tmp/m$sig.csv") - 1))
+    if grep -q '^# timing:' "$tmp/m$sig.csv"; then
+      [ "$n" -eq "$total" ] || { echo "FAIL: mpirun SIG$sig: timing line with $n of $total rows"; fail=1; }
+    else
+      [ "$rc" -ne 0 ] || { echo "FAIL: mpirun SIG$sig: exit 0 without the timing line"; fail=1; }
+      [ $((n % 40)) -eq 0 ] || { echo "FAIL: mpirun SIG$sig: $n rows (whole chains of 40 expected)"; fail=1; }
+    fi
+    "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" --resume >"$tmp/m$sig.log2" 2>&1 \
+      || { echo "FAIL: mpirun --resume after SIG$sig: $(tail -3 "$tmp/m$sig.log2")"; fail=1; }
+    cmp -s <(body "$tmp/mref.csv") <(body "$tmp/m$sig.csv") || { echo "FAIL: mpirun SIG$sig + --resume differs from a clean run"; fail=1; }
+  done
+else
+  echo "note: MPI not compiled in; MPI tests skipped"
+fi
+[ "$fail" -eq 0 ] && echo "resume/MPI/stop tests passed"
+exit "$fail"

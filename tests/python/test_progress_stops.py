@@ -1,0 +1,45 @@
+"""Progress and stops in the Python module (issue 32 "Stops and progress"): the progress counters
+move point by point inside a single curve (not only when a whole chain finishes), and a stop
+requested from Python (the progress callback raising, as Ctrl-C does) takes effect within a
+second or two in the middle of a chain."""
+
+import time
+
+import pytest
+
+import saddle
+from saddle import _core
+
+
+class _Seen(Exception):
+    pass
+
+
+def test_progress_moves_within_one_chain_and_a_stop_is_prompt(tmp_path):
+    # One chain (one setting, one init) of 12 points with 8 QMC replicates: several seconds on
+    # one thread, so the counters are read many times while the chain is in progress.
+    out = tmp_path / "p.csv"
+    args = ["saddle", "slr", "erm", "--L", "2", "--nu", "2", "--lambda", "0.1", "--alpha", "0.5:8:12",
+            "--activation", "softmax", "--points", "4096", "--replicates", "8", "--threads", "1",
+            "--no-progress", "--out", str(out)]
+    seen = []
+    stop_at = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        if total > 0 and 0 < done < total:  # a point of the chain finished before the chain did
+            stop_at.append(time.monotonic())
+            raise _Seen()
+
+    with pytest.raises(_Seen):
+        _core.run(args, progress, 0.02)
+    latency = time.monotonic() - stop_at[0]
+    print(f"progress {seen[-1]}; stopped {latency:.2f} s after the request")
+    assert seen[-1][1] == 12
+    assert latency < 5.0  # promised: 1-2 s; generous for a loaded machine
+    # The interrupted file holds no row of the cancelled chain and no timing line.
+    text = out.read_text()
+    assert "# timing:" not in text
+    assert [l for l in text.splitlines() if not l.startswith("#")][1:] == []
+    # The module is usable again afterwards.
+    assert len(saddle.ridge(alpha=1)) == 1
