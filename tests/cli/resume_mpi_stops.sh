@@ -23,9 +23,9 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # ---- a stop takes effect at once ----
-# Two chains of 12 points with 8 replicates each, a few seconds per chain on 2 threads.
-LONG=(slr erm --task spiked --L 2 --nu 2 --lambda 0.1 --alpha 0.5:8:12 --activation softmax --points 4096
-      --replicates 8 --threads 2 --no-progress)
+# The README's L = 2 example: two chains of 16 points, over 10 s on 2 threads.
+LONG=(slr erm --task spiked --L 2 --nu 2 --lambda 0.1 --alpha 0.5:8:16 --activation softmax,linear --threads 2
+      --no-progress)
 "$S" "${LONG[@]}" --out "$tmp/long.csv" 2>"$tmp/long.err" &
 pid=$!
 sleep 2

@@ -16,12 +16,11 @@ class _Seen(Exception):
 
 
 def test_progress_moves_within_one_chain_and_a_stop_is_prompt(tmp_path):
-    # One chain (one setting, one init) of 12 points with 8 QMC replicates: several seconds on
-    # one thread, so the counters are read many times while the chain is in progress.
+    # One chain (one setting, one activation) of 16 points: over 10 s on one thread, so the
+    # counters are read many times while the chain is in progress.
     out = tmp_path / "p.csv"
-    args = ["saddle", "slr", "erm", "--L", "2", "--nu", "2", "--lambda", "0.1", "--alpha", "0.5:8:12",
-            "--activation", "softmax", "--points", "4096", "--replicates", "8", "--threads", "1",
-            "--no-progress", "--out", str(out)]
+    args = ["saddle", "slr", "erm", "--L", "2", "--nu", "2", "--lambda", "0.1", "--alpha", "0.5:8:16",
+            "--activation", "softmax", "--threads", "1", "--no-progress", "--out", str(out)]
     seen = []
     stop_at = []
 
@@ -35,7 +34,7 @@ def test_progress_moves_within_one_chain_and_a_stop_is_prompt(tmp_path):
         _core.run(args, progress, 0.02)
     latency = time.monotonic() - stop_at[0]
     print(f"progress {seen[-1]}; stopped {latency:.2f} s after the request")
-    assert seen[-1][1] == 12
+    assert seen[-1][1] == 16
     assert latency < 5.0  # promised: 1-2 s; generous for a loaded machine
     # The interrupted file holds no row of the cancelled chain and no timing line.
     text = out.read_text()
