@@ -2,6 +2,7 @@
 // (docs/equations/slr_bayes.md §5) vs alpha, from an informed and an uninformed start, with the alphas where the two starts
 // reach different fixed points flagged (hard phase). QMC channel expectations (§7b): values are
 // means over R random shifts, *_se their standard errors.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -101,11 +102,14 @@ void run_bayes(const BayesCli& o) {
     job.chains.push_back({"L=" + length_key(bayes_lengths(s)) + ";nu=" + fmt(s.nu) + ";delta=" + fmt(s.delta) +
                               ";inits=" + o.init + ";alpha=" + alpha_key,
                           inits.size() * alphas.size()});
-  // Row k of chain c (run_curve's order: inits x alphas as given).
+  // Row k of chain c (bayes_curve's order: inits x sorted alphas).
+  std::vector<double> sorted_alphas = alphas;
+  std::sort(sorted_alphas.begin(), sorted_alphas.end());
   job.row_key = [=](std::size_t c, std::size_t k) {
     const BayesSetting& s = settings[c];
     return std::vector<std::string>{to_string(s.task), length_key(bayes_lengths(s)), fmt(s.nu), fmt(s.delta),
-                                    fmt(alphas[k % alphas.size()]), to_string(inits[k / alphas.size()])};
+                                    fmt(sorted_alphas[k % sorted_alphas.size()]),
+                                    to_string(inits[k / sorted_alphas.size()])};
   };
   job.run_chain = [=](std::size_t c) {
     const BayesSetting& s = settings[c];
