@@ -86,10 +86,14 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
     }
   };
   std::size_t complete = 0;
+  const WorkShare work = current_work();  // progress: each case an equal part, its draws parts of it
   try {
     parallel_for(cases.size(), [&](std::size_t ci) {
       check_interrupt();
-      run_case(ci);
+      {
+        WorkScope scope(work.part(1.0 / cases.size()));
+        run_case(ci);
+      }
       check_interrupt();  // a case cut short by an interrupt is not complete
       finished[ci] = 1;
     });

@@ -400,6 +400,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
     std::sort(alphas.begin(), alphas.end());
     alphas.erase(std::unique(alphas.begin(), alphas.end()), alphas.end());
     ReplicaCurveOptions ropt;
+    WorkScope quiet{WorkShare{}};  // the curves are not counted as progress
     curves[gi] = replica_curve(rs, alphas, {ReplicaInit::Informed}, ropt);
   });
   if (interrupt_requested()) {  // the replica curves were cut short: no case is complete
@@ -488,10 +489,16 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
   };
   std::vector<ValidationRow> out;
   std::size_t complete = 0;
+  // Progress (solver/interrupt.hpp): the replica curves count for nothing, each case for an equal
+  // part, its seeds for parts of that.
+  const WorkShare work = current_work();
   try {
     parallel_for(cases.size(), [&](std::size_t ci) {
       check_interrupt();
-      run_case(ci);
+      {
+        WorkScope scope(work.part(1.0 / cases.size()));
+        run_case(ci);
+      }
       check_interrupt();  // a case cut short by an interrupt is not complete
       finished[ci] = 1;
     });

@@ -188,6 +188,7 @@ struct ValidateRmtCli {
   std::uint64_t seed = 1;
   std::string out;
   TablePlot plot;
+  bool progress = true;
 };
 
 void run_validate_rmt(const ValidateRmtCli& o) {
@@ -204,11 +205,12 @@ void run_validate_rmt(const ValidateRmtCli& o) {
   // as interrupted, and the command exits 130 (as the grid runner).
   std::size_t complete = 0;
   std::vector<rmt::mc::RmtValidationRow> rows;
+  const std::size_t n_cases = rmt::mc::rmt_validation_cases();
   {
     StopSignals signals;
+    CaseProgress progress(n_cases, o.progress);
     rows = rmt::mc::run_rmt_validation(n, draws, o.seed, &complete);
   }
-  const std::size_t n_cases = rmt::mc::rmt_validation_cases();
 
   CsvTable table({"case", "activation", "c", "snr", "w", "gamma", "model", "n", "p", "draws",
                   "theory", "mc_mean", "mc_se", "diff", "z", "allowance", "verdict"});
@@ -235,10 +237,10 @@ void run_validate_rmt(const ValidateRmtCli& o) {
     table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(n_cases) +
                                      " cases complete (their rows only): run the command again");
     write_table_checked(table, o.out, TablePlot{}, mc_rmt_hints());
-    throw Interrupted("interrupted: the rows of " + std::to_string(complete) + " of " +
-                      std::to_string(n_cases) + " complete cases written to " +
+    throw Interrupted("interrupted: " + std::to_string(complete) + " of " + std::to_string(n_cases) +
+                      " cases complete, their rows written to " +
                       (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
-                      "; run the command again for the rest");
+                      " (marked '# interrupted:', no summary line); run the command again for the rest");
   }
   write_table_checked(table, o.out, o.plot, mc_rmt_hints());
   if (failures > 0)
@@ -281,6 +283,7 @@ void register_validate_rmt(CLI::App& validate) {
   add_seed_option(sub, o->seed, "Seed (an integer in [0, 2^64))");
   sub->add_option("--threads", o->threads, "Threads in total (0: default); cases and draws share them");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  sub->add_flag("!--no-progress", o->progress, "No progress bar on stderr");
   add_plot_options(sub, o->plot);
   sub->callback([o] { run_validate_rmt(*o); });
 }

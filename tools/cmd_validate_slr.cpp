@@ -42,6 +42,7 @@ struct ValidateSlrCli {
   std::uint64_t seed = 1;
   std::string out;
   TablePlot plot;
+  bool progress = true;
 };
 
 // Bounds of one case from the flags (as `mc slr`): D <= 1e7, seeds <= 1e5, and the tokens of one
@@ -134,6 +135,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
   std::vector<slr::mc::ValidationRow> rows;
   {
     StopSignals signals;
+    CaseProgress progress(cases.size(), o.progress);
     rows = slr::mc::run_slr_validation(cases, o.seed, &complete);
   }
   const bool interrupted = complete < cases.size();
@@ -181,10 +183,10 @@ void run_validate_slr(const ValidateSlrCli& o) {
     table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(cases.size()) +
                                      " cases complete (their rows only; no summary): run the command again");
     write_table_checked(table, o.out, TablePlot{}, validate_slr_hints());
-    throw Interrupted("interrupted: the rows of " + std::to_string(complete) + " of " +
-                      std::to_string(cases.size()) + " complete cases written to " +
+    throw Interrupted("interrupted: " + std::to_string(complete) + " of " + std::to_string(cases.size()) +
+                      " cases complete, their rows written to " +
                       (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
-                      " (no summary line); run the command again for the rest");
+                      " (marked '# interrupted:', no summary line); run the command again for the rest");
   }
   table.setting("summary", std::to_string(passes) + " pass, " + std::to_string(gaps) +
                                " known_gap, " + std::to_string(unstable) + " rs_unstable, " +
@@ -232,6 +234,7 @@ void register_validate_slr(CLI::App& validate) {
   add_seed_option(sub, o->seed, "Base seed of the simulation (an integer in [0, 2^64))");
   sub->add_option("--threads", o->threads, "Threads in total (0: default); cases, seeds and replica solves share them");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
+  sub->add_flag("!--no-progress", o->progress, "No progress bar on stderr");
   add_plot_options(sub, o->plot);
   sub->callback([o] { run_validate_slr(*o); });
 }

@@ -57,8 +57,10 @@ bool stopping() { return g_signal != 0 || interrupt_requested(); }
 class Progress {
  public:
   // sizes: the rows of each chain still to compute (slot i), total: their sum.
-  Progress(std::vector<std::size_t> sizes, std::size_t total, bool on)
-      : sizes_(std::move(sizes)), total_(total), on_(on && ::isatty(2)), meters_(sizes_.size()),
+  Progress(std::vector<std::size_t> sizes, std::size_t total, bool on, const char* unit = "points",
+           const char* rate_unit = "pts")
+      : unit_(unit), rate_unit_(rate_unit), sizes_(std::move(sizes)), total_(total), on_(on && ::isatty(2)),
+        meters_(sizes_.size()),
         active_(sizes_.size(), 0) {
     t0_ = std::chrono::steady_clock::now();
     progress_counters().done = 0;
@@ -127,8 +129,8 @@ class Progress {
       else if (secs < 7200) std::snprintf(left, sizeof left, "  %.0f min left", secs / 60);
       else std::snprintf(left, sizeof left, "  %.1f h left", secs / 3600);
     }
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu points  %.3g pts/s%s\033[K", std::string(fill, '#').c_str(),
-                 std::string(w - fill, '.').c_str(), d, total_, rate, left);
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu %s  %.3g %s/s%s\033[K", std::string(fill, '#').c_str(),
+                 std::string(w - fill, '.').c_str(), d, total_, unit_, rate, rate_unit_, left);
     std::fflush(stderr);
     drawn_ = true;
     if (d >= total_) {
@@ -136,6 +138,7 @@ class Progress {
       drawn_ = false;
     }
   }
+  const char *unit_, *rate_unit_;
   std::vector<std::size_t> sizes_;
   std::size_t total_, finished_ = 0;
   bool on_, quit_ = false, drawn_ = false;
@@ -149,6 +152,17 @@ class Progress {
 };
 
 }  // namespace
+
+struct CaseProgress::Impl {
+  Progress bar;
+  WorkMeter* meter;
+  WorkScope scope;
+  Impl(std::size_t cases, bool on)
+      : bar({cases}, cases, on, "cases", "cases"), meter(bar.begin(0)), scope(WorkShare{meter, 1.0}) {}
+};
+CaseProgress::CaseProgress(std::size_t cases, bool on) : impl_(std::make_unique<Impl>(cases, on)) {}
+CaseProgress::~CaseProgress() = default;
+void CaseProgress::end_line() { impl_->bar.end_line(); }
 
 StopSignals::StopSignals() {
   g_signal = 0;

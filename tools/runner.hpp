@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,21 @@ class StopSignals {
   static void (*install(int sig))(int);  // the previous handler, or SIG_ERR when left alone
   void (*old_int_)(int);
   void (*old_term_)(int);
+};
+
+// A progress bar for a command that is not a grid run (validate): `cases` cases, and the fractions
+// of them that the computation reports through current_work() (solver/interrupt.hpp: each case,
+// each seed within one) while this object lives on the calling thread. Drawn on stderr when it is
+// a terminal and `on`; its line is ended before anything else is printed (end_line, destructor).
+class CaseProgress {
+ public:
+  CaseProgress(std::size_t cases, bool on);
+  ~CaseProgress();
+  void end_line();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // --plot for subcommands that write one table (Monte Carlo, validation, Hermite data).
