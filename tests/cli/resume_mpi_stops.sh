@@ -131,8 +131,10 @@ if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
   rc=$?
   [ "$rc" -eq 2 ] || { echo "FAIL: mpirun --resume of a damaged file: exit $rc (2 expected)"; fail=1; }
   # SIGTERM to mpirun: never a file with the timing line unless complete; --resume completes it.
-  MARGS=(rmt attention --c 0.1:4:24 --gamma 1e-6:1:40:log --snr 0,1 --nodes 400 --threads 1 --no-progress)
-  "$S" "${MARGS[@]}" --out "$tmp/mref.csv" || { echo "FAIL: reference run (rmt attention)"; fail=1; }
+  # 4 chains of 6 points, about 6 s on one process: SIGTERM after 1.5 s stops it midway.
+  MARGS=(slr erm --L 2 --nu 2 --lambda 0.1,0.2 --alpha 0.5:8:6 --activation softmax,linear --points 2048
+         --replicates 4 --threads 1 --no-progress)
+  "$S" "${MARGS[@]}" --out "$tmp/mref.csv" 2>/dev/null || { echo "FAIL: reference run (slr erm)"; fail=1; }
   total=$(($(ndata "$tmp/mref.csv") - 1))
   for sig in TERM INT; do
     "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" >"$tmp/m$sig.log" 2>&1 &
@@ -145,9 +147,10 @@ if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
     n=$(($(ndata "$tmp/m$sig.csv") - 1))
     if grep -q '^# timing:' "$tmp/m$sig.csv"; then
       [ "$n" -eq "$total" ] || { echo "FAIL: mpirun SIG$sig: timing line with $n of $total rows"; fail=1; }
+      echo "note: mpirun SIG$sig came after the run had finished"
     else
       [ "$rc" -ne 0 ] || { echo "FAIL: mpirun SIG$sig: exit 0 without the timing line"; fail=1; }
-      [ $((n % 40)) -eq 0 ] || { echo "FAIL: mpirun SIG$sig: $n rows (whole chains of 40 expected)"; fail=1; }
+      [ $((n % 6)) -eq 0 ] && [ "$n" -lt "$total" ] || { echo "FAIL: mpirun SIG$sig: $n rows (whole chains of 6 expected)"; fail=1; }
     fi
     "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" --resume >"$tmp/m$sig.log2" 2>&1 \
       || { echo "FAIL: mpirun --resume after SIG$sig: $(tail -3 "$tmp/m$sig.log2")"; fail=1; }
