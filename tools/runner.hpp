@@ -63,9 +63,13 @@ struct GridJob {
 // with the number of rows kept). Rows are held in memory only for --plot.
 // When the columns include `converged`, rows with converged = 0 are counted: the run writes
 // every row and then one summary line on stderr, or with --strict throws StrictFailure after the
-// rows before and including the first such row. SIGINT during the run stops it after the chains
-// in progress: their rows are written (no timing line, so --resume continues the file) and
-// Interrupted is thrown.
+// rows before and including the first such row. SIGINT/SIGTERM (or the interrupt flag) during the
+// run cancel the chains in progress within their next poll (solver/interrupt.hpp): the complete
+// chains are written (no timing line, so --resume continues the file) and Interrupted is thrown,
+// saying how many rows are left; a signal after the last chain changes nothing. Under MPI every
+// rank sends each of its chains with a status (done, not computed, failed) to rank 0, which
+// writes, decides the outcome and broadcasts it: every rank returns or throws the same way, and
+// the timing line is written only when every row is there.
 void run_grid(const GridJob& job, const RunOptions& r);
 
 // SIGINT/SIGTERM for the lifetime of a run (the grid runner, `validate`): a signal sets the
