@@ -214,8 +214,9 @@ ResumeState read_resume(const std::string& path, const std::vector<std::string>&
       throw bad("is not a data row of this table (" + std::to_string(ncols) + " fields expected)");
     if (c >= hi) throw bad("is a row beyond the " + std::to_string(max_rows) + " rows of the grid");
     const std::vector<std::string> fields = split(line, ',');
-    if (conv_col >= 0 && fields[conv_col] != "0" && fields[conv_col] != "1")
-      throw bad("has converged = '" + fields[conv_col] + "' (0 or 1 expected)");
+    long long count = 0;  // 0 or 1 for a theory point, the seeds that converged for `mc slr`
+    if (conv_col >= 0 && !parse_count(fields[conv_col], 1LL << 40, count))
+      throw bad("has converged = '" + fields[conv_col] + "' (0, 1 or a count expected)");
     for (std::size_t j = 0; j < fields.size(); ++j)
       if (has_nan_text(fields[j])) throw bad("has " + job.columns[j] + " = " + fields[j] + " (never written)");
     if (job.row_key) {

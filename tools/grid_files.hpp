@@ -60,7 +60,7 @@ struct ResumeState {
 constexpr std::size_t kMaxRowChars = 1 << 20;
 // Reads an existing output for --resume, line by line (never more than the shard's rows and one
 // line of kMaxRowChars): checks its header against `header` and every kept row: its shape
-// (well_formed_row), its values (converged is 0 or 1; no field is nan in any spelling, which no
+// (well_formed_row), its values (converged is 0, 1 or a count of seeds; no field is nan in any spelling, which no
 // writer emits: tools/cli_common.hpp finish_row), and, where the job describes them
 // (GridJob::row_key), its parameter values at its position in chains lo..hi-1; after the timing
 // line nothing may follow, and a file never holds more rows than the shard has. A torn last line
