@@ -274,6 +274,8 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
   std::vector<int> group_cols;
   auto add_group = [&](int c) {
     if (c < 0 || c == xc || c == flag || data.columns[c] == "source") return;
+    if (std::find(hints.not_series.begin(), hints.not_series.end(), data.columns[c]) != hints.not_series.end())
+      return;
     if (std::find(group_cols.begin(), group_cols.end(), c) == group_cols.end()) group_cols.push_back(c);
   };
   for (const auto& s : swept) add_group(data.col(s));
