@@ -278,10 +278,10 @@ void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_t
       ->capture_default_str()->group("Solver");
   sub->add_option("--mix", opt.mix, "Weight of the new iterate, x <- (1-mix) x + mix F(x), in (0,1]")
       ->capture_default_str()->group("Solver");
-  sub->add_option("--tol", opt.tol, "Tolerance on |F(x) - x|_inf")->capture_default_str()->group("Solver");
-  sub->add_option("--max-iter", opt.max_iter, "Maximum fixed-point iterations")
+  sub->add_option("--tol", opt.tol, "Tolerance on |F(x) - x|_inf, > 0")->capture_default_str()->group("Solver");
+  sub->add_option("--max-iter", opt.max_iter, "Maximum fixed-point iterations, in [1, 1e6]")
       ->capture_default_str()->group("Solver");
-  sub->add_option("--anderson-depth", opt.anderson_depth, "Anderson history length")
+  sub->add_option("--anderson-depth", opt.anderson_depth, "Anderson history length, in [0, 100]")
       ->capture_default_str()->group("Solver");
   sub->add_flag("!--no-polish", opt.newton_polish, "Skip the Newton polish of unconverged iterations")
       ->group("Solver");

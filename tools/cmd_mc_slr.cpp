@@ -526,7 +526,7 @@ void register_mc_slr(CLI::App& mc) {
       "--c0", o->c0,
       "Informed key scale in [0, 100] (default: sqrt(nu) spiked / min(nu,3) max for softmax and "
       "softplus, 0.5 for linear and erf)");
-  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed (n_test L D <= 1e9)")->capture_default_str();
+  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed, >= 1 with n_test L D <= 1e9")->capture_default_str();
   sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations in [1, 1e6]")->capture_default_str();
   sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|) in [0, 1]")
       ->capture_default_str();
