@@ -46,6 +46,16 @@ int run_cli(const std::vector<std::string>& args, std::string* error_message) {
   gsl_set_error_handler_off();
   std::vector<std::string> copy = args;
   if (copy.empty()) copy.push_back("saddle");
+  for (std::size_t i = 1; i < copy.size(); ++i)  // a C argument vector would cut the text at the NUL
+    if (copy[i].find('\0') != std::string::npos) {
+      const std::string msg = "saddle: error: argument " + std::to_string(i) + " ('" + one_line(copy[i].c_str()) +
+                              "...') contains a NUL character";
+      if (error_message)
+        *error_message = msg;
+      else
+        std::cerr << msg << "\n";
+      return kExitBadInput;
+    }
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(&a[0]);
   argv.push_back(nullptr);

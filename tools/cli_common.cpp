@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,8 @@
 #include <sstream>
 
 #include "saddle_version.hpp"
+#include "tools/csv.hpp"
+#include "tools/number_text.hpp"
 
 namespace saddle {
 namespace {
@@ -22,24 +26,16 @@ std::string trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
+// Text from the user inside an error message: control characters (a NUL) shown as '?'.
+std::string printable(const std::string& s) { return csv_comment(s); }
+
 double parse_number(const std::string& raw, const std::string& name, const SweepRules& rules) {
   std::string t = trim(raw);
   if (t.empty()) throw InputError("--" + name + ": empty value in '" + raw + "'");
-  std::string low;
-  for (char ch : t) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (low == "nan" || low == "-nan" || low == "+nan") throw InputError("--" + name + ": NaN is not allowed");
-  double v;
-  if (low == "inf" || low == "+inf" || low == "infinity") {
-    v = std::numeric_limits<double>::infinity();
-  } else if (low == "-inf" || low == "-infinity") {
-    v = -std::numeric_limits<double>::infinity();
-  } else {
-    char* end = nullptr;
-    errno = 0;
-    v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end != '\0') throw InputError("--" + name + ": '" + t + "' is not a number");
-    if (std::isnan(v)) throw InputError("--" + name + ": NaN is not allowed");
-  }
+  double v = 0.0;
+  const std::string why = parse_real(t, &v);
+  if (!why.empty()) throw InputError("--" + name + ": '" + printable(t) + "': " + why);
+  if (std::isnan(v)) throw InputError("--" + name + ": NaN is not allowed");
   if (std::isinf(v) && !rules.allow_inf) throw InputError("--" + name + ": infinite values are not allowed");
   return v;
 }
@@ -88,9 +84,61 @@ double checked_count(std::initializer_list<double> factors, double limit, const 
   return n;
 }
 
+namespace {
+// `v` as a hexadecimal integer times a power of two ("0x1999999999999ap-56"): exact, and read the
+// same by strtold in every locale (no radix character), so CLI11's conversion gets the very value
+// parse_real read.
+std::string exact_text(double v) {
+  if (v == 0.0 || !std::isfinite(v)) return format_shortest(v);
+  int e = 0;
+  const double f = std::frexp(std::fabs(v), &e);
+  const auto m = static_cast<unsigned long long>(std::ldexp(f, 53));
+  char hex[32];
+  const auto r = std::to_chars(hex, hex + sizeof hex, m, 16);
+  return std::string(v < 0 ? "-" : "") + "0x" + std::string(hex, r.ptr) + "p" + std::to_string(e - 53);
+}
+
+// The number options of CLI11 (int, unsigned, double) read text with strtoll/strtoull base 0 and
+// strtold: hexadecimal and octal (010 = 8) accepted, 2^64 saturated, -1 wrapped for unsigned,
+// 1e400 read as inf, and the decimal point of the process locale. This transform, first of the
+// option's validators, reads the text with tools/number_text.hpp and hands CLI11 a canonical
+// spelling it converts exactly, or refuses the value with the reason.
+void strict_number(CLI::Option* opt) {
+  std::string type = opt->get_type_name();
+  type = type.substr(0, type.find(':'));
+  enum { kNone, kInt, kUint, kReal } kind = kNone;
+  if (type == "INT") kind = kInt;
+  else if (type == "UINT") kind = kUint;
+  else if (type == "FLOAT") kind = kReal;
+  if (kind == kNone) return;
+  opt->transform(CLI::Validator(
+      [kind](std::string& v) -> std::string {
+        if (v.empty()) return std::string();  // the non-empty check says so
+        std::string why;
+        if (kind == kInt) {
+          long long x = 0;
+          why = parse_integer(v, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max(), &x);
+          if (why.empty()) v = std::to_string(x);
+        } else if (kind == kUint) {
+          std::uint64_t x = 0;
+          why = parse_unsigned(v, &x);
+          if (why.empty()) v = std::to_string(x);
+        } else {
+          double x = 0;
+          why = parse_real(v, &x);
+          if (why.empty() && std::isnan(x)) why = "NaN is not allowed";
+          if (why.empty()) v = exact_text(x);
+        }
+        return why.empty() ? why : "'" + printable(v) + "': " + why;
+      },
+      "", "number"));
+}
+}  // namespace
+
 void reject_empty_values(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
     if (opt->get_type_size_max() == 0) continue;  // a flag
+    strict_number(opt);
     const std::string name = opt->get_name();
     opt->check(
         [name](const std::string& v) {
@@ -121,11 +169,7 @@ void finish_row(std::vector<std::string>& row, const std::vector<std::string>& c
 }
 
 std::string fmt(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
+  return format_general(v, 12);  // as printf %.12g in the C locale, whatever the process locale
 }
 
 namespace {
@@ -153,6 +197,8 @@ void append_range(const std::string& t, const std::string& name, const SweepRule
     throw InputError("--" + name + ": range count too large in '" + t + "' (at most " + fmt(kMaxGridPoints) +
                      " values)");
   const int n = static_cast<int>(c);
+  if (n > 1 && a == b)
+    throw InputError("--" + name + ": the range '" + t + "' repeats one value (give the value once)");
   if (geometric && (a <= 0 || b <= 0))
     throw InputError("--" + name + ": a log range needs positive endpoints in '" + t + "'");
   for (int i = 0; i < n; ++i) {
@@ -160,7 +206,13 @@ void append_range(const std::string& t, const std::string& name, const SweepRule
     double v = geometric ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
     if (i == 0) v = a;                // exact endpoints: the values typed
     if (i == n - 1 && n > 1) v = b;
-    if (rules.integer) v = std::round(v);
+    if (rules.integer) {  // a log range's exp(log) is integer up to rounding; anything else is refused
+      const double r = std::round(v);
+      if (std::fabs(v - r) > 1e-9 * std::max(1.0, std::fabs(r)))
+        throw InputError("--" + name + ": the range '" + t + "' gives " + fmt(v) +
+                         ", not an integer (this parameter takes integers)");
+      v = r;
+    }
     out.push_back(v);
   }
 }
@@ -226,10 +278,10 @@ void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_t
       ->capture_default_str()->group("Solver");
   sub->add_option("--mix", opt.mix, "Weight of the new iterate, x <- (1-mix) x + mix F(x), in (0,1]")
       ->capture_default_str()->group("Solver");
-  sub->add_option("--tol", opt.tol, "Tolerance on |F(x) - x|_inf")->capture_default_str()->group("Solver");
-  sub->add_option("--max-iter", opt.max_iter, "Maximum fixed-point iterations")
+  sub->add_option("--tol", opt.tol, "Tolerance on |F(x) - x|_inf, > 0")->capture_default_str()->group("Solver");
+  sub->add_option("--max-iter", opt.max_iter, "Maximum fixed-point iterations, in [1, 1e6]")
       ->capture_default_str()->group("Solver");
-  sub->add_option("--anderson-depth", opt.anderson_depth, "Anderson history length")
+  sub->add_option("--anderson-depth", opt.anderson_depth, "Anderson history length, in [0, 100]")
       ->capture_default_str()->group("Solver");
   sub->add_flag("!--no-polish", opt.newton_polish, "Skip the Newton polish of unconverged iterations")
       ->group("Solver");
@@ -268,18 +320,14 @@ void CsvTable::add_row(std::vector<std::string> row) {
 
 void CsvTable::write_header(std::ostream& os) const {
   os << "# saddle " << SADDLE_VERSION << "\n";
-  os << "# command: " << command_line() << "\n";
-  for (const auto& kv : settings_) os << "# " << kv.first << ": " << kv.second << "\n";
-  for (std::size_t i = 0; i < columns_.size(); ++i) os << (i ? "," : "") << columns_[i];
-  os << "\n";
+  os << csv_comment("# command: " + command_line()) << "\n";
+  for (const auto& kv : settings_) os << csv_comment("# " + kv.first + ": " + kv.second) << "\n";
+  os << csv_record(columns_) << "\n";
 }
 
 void CsvTable::write(std::ostream& os) const {
   write_header(os);
-  for (const auto& r : rows_) {
-    for (std::size_t i = 0; i < r.size(); ++i) os << (i ? "," : "") << r[i];
-    os << "\n";
-  }
+  for (const auto& r : rows_) os << csv_record(r) << "\n";
 }
 
 void CsvTable::write_to(const std::string& path) const {

@@ -102,7 +102,8 @@ std::vector<std::vector<double>> cartesian(const std::vector<std::vector<double>
 std::vector<std::string> parse_names(const std::string& text, const std::string& name,
                                      const std::vector<std::string>& allowed);
 
-// Shortest round-trip-ish formatting of a number for CSV (%.12g; "inf", "-inf", "nan").
+// A number for CSV: as printf %.12g in the C locale, whatever the process locale ("inf", "-inf",
+// "nan"; tools/number_text.hpp).
 std::string fmt(double v);
 // True when `text` spells a non-finite number (nan, -nan, inf, -inf, infinity, any case).
 bool is_nonfinite_text(const std::string& text);
@@ -154,7 +155,9 @@ class CsvTable {
 };
 
 // Adds to every option of `app` and its subcommands that takes a value a check rejecting an empty
-// value (`--out ''`, `--activation ''`): empty values, lists and file names are bad input.
+// value (`--out ''`, `--activation ''`): empty values, lists and file names are bad input. Options
+// bound to a number read it with tools/number_text.hpp, whatever the process locale: hexadecimal,
+// octal, NaN, a value beyond the type's range (2^64, 1e400) are refused, never converted.
 void reject_empty_values(CLI::App& app);
 
 // The full command line of this process (set once by main()).

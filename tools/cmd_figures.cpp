@@ -27,6 +27,7 @@
 
 #include "tools/cli_common.hpp"
 #include "tools/figures_rows.hpp"
+#include "tools/number_text.hpp"
 #include "tools/plot.hpp"
 
 namespace saddle {
@@ -188,7 +189,8 @@ void run_figures(const FigureOptions& o) {
     auto it = latest.find(p.name);
     if (it == latest.end()) continue;
     summary.add_row(it->second);
-    sum_seconds += std::strtod(it->second[1].c_str(), nullptr);
+    double secs = 0.0;
+    if (parse_real(it->second[1], &secs).empty() && std::isfinite(secs)) sum_seconds += secs;
   }
   summary.setting("sum_of_panel_seconds", fmt(std::round(sum_seconds)));
   summary.write_to(summary_path);

@@ -75,6 +75,26 @@ void check_table_outputs(const std::string& out, const TablePlot& plot) {
   check_writable(plot.png, "--plot");
 }
 
+void check_table_plot(const std::vector<std::string>& columns, const TablePlot& plot, const PlotHints& hints) {
+  if (plot.png.empty()) return;
+  auto need = [&](const std::string& flag, const std::string& c) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) {
+      std::string list;
+      for (const auto& k : columns) list += (list.empty() ? "" : ", ") + k;
+      throw InputError(flag + ": this table has no column '" + c + "' (its columns: " + list + ")");
+    }
+  };
+  const PlotOptions& o = plot.options;
+  if (!o.x.empty()) need("--plot-x", o.x);
+  if (!o.by.empty()) need("--plot-by", o.by);
+  if (!o.y.empty())
+    for (const auto& y : split(o.y, ',')) need("--plot-y", y);
+  else
+    for (const auto& y : hints.y) need("--plot (default y)", y);
+  if (!o.z.empty() && o.z.find('-') == std::string::npos) need("--plot-z", o.z);
+  if (!o.diff.empty()) need("--plot-diff", o.diff.substr(0, o.diff.find(':')));
+}
+
 void check_stdout_written(const std::string& out) {
   if (!out.empty() && out != "-") return;
   std::cout.flush();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tools/plot.hpp"
 
@@ -27,6 +28,10 @@ void write_table_checked(const CsvTable& table, const std::string& out, const Ta
                          const PlotHints& hints);
 // Before computing: --out and --plot can be written (InputError otherwise).
 void check_table_outputs(const std::string& out, const TablePlot& plot);
+// Before computing, with --plot: every column the figure needs (--plot-x/-y/-z/-by/-diff, else
+// the command's default y) is one of `columns` (InputError otherwise), so a run never ends in a
+// figure that cannot be drawn after its table is written.
+void check_table_plot(const std::vector<std::string>& columns, const TablePlot& plot, const PlotHints& hints);
 // After a run that wrote to stdout (the grid runner): flushes stdout and throws InputError if
 // any write failed.
 void check_stdout_written(const std::string& out);

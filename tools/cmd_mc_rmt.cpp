@@ -163,11 +163,13 @@ void run_mc_rmt(const McRmtCli& o) {
     std::vector<std::vector<std::string>> rows;
     for (std::size_t mi = 0; mi < s.models.size(); ++mi) {
       if (std::find(wanted.begin(), wanted.end(), s.models[mi]) == wanted.end()) continue;
+      // The ridge baseline (Phi = X) has no activation and no weights: those cells are empty.
+      const bool ridge = s.models[mi] == Model::Ridge;
       for (std::size_t k = 0; k < gammas.size(); ++k) {
         std::vector<std::string> row{
             "mc", rmt::mc::to_string(s.models[mi]), std::to_string(s.n), std::to_string(s.p()),
-            fmt(s.c), fmt(gammas[k]), fmt(s.snr), s.act.name, rmt_cli::vec_text(s.wk),
-            rmt_cli::vec_text(s.wq), std::to_string(s.draws), std::to_string(s.seed),
+            fmt(s.c), fmt(gammas[k]), fmt(s.snr), ridge ? "" : s.act.name,
+            ridge ? "" : rmt_cli::vec_text(s.wk), ridge ? "" : rmt_cli::vec_text(s.wq), std::to_string(s.draws), std::to_string(s.seed),
             fmt(sum.error[mi][k].mean), fmt(sum.error[mi][k].se), fmt(sum.diff_ridge[mi][k].mean),
             fmt(sum.diff_ridge[mi][k].se), fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)};
         for (std::size_t j = kFirstValue; j < row.size(); ++j)
@@ -185,18 +187,39 @@ void run_mc_rmt(const McRmtCli& o) {
 struct ValidateRmtCli {
   bool quick = false;
   int n = 0, draws = 0, threads = 0;
+  bool n_given = false, draws_given = false;  // --n, --draws on the command line
   std::uint64_t seed = 1;
   std::string out;
   TablePlot plot;
   bool progress = true;
 };
 
+const std::vector<std::string>& validate_rmt_columns() {
+  static const std::vector<std::string> c{"case", "activation", "c", "snr", "w", "gamma", "model", "n", "p",
+                                          "draws", "theory", "mc_mean", "mc_se", "diff", "z", "allowance",
+                                          "verdict"};
+  return c;
+}
+
+// The figure of the validation: the simulated mean (with its error bar) against gamma, one curve
+// per case and model.
+PlotHints validate_rmt_hints() {
+  PlotHints h;
+  h.y = {"mc_mean"};
+  h.params = {"gamma", "c"};
+  h.series = {"case", "model"};
+  h.not_series = {"verdict"};
+  h.log_axes = {"gamma"};
+  return h;
+}
+
 void run_validate_rmt(const ValidateRmtCli& o) {
   check_table_outputs(o.out, o.plot);
+  check_table_plot(validate_rmt_columns(), o.plot, validate_rmt_hints());
   set_threads(o.threads);
-  if (o.n < 0 || o.draws < 0) throw InputError("--n and --draws must be positive (0 or absent: the default)");
-  const int n = o.n > 0 ? o.n : (o.quick ? 512 : 1024);
-  const int draws = o.draws > 0 ? o.draws : (o.quick ? 8 : 16);
+  // Absent: the --quick or full default; given: that value, checked (0 is no default).
+  const int n = o.n_given ? o.n : (o.quick ? 512 : 1024);
+  const int draws = o.draws_given ? o.draws : (o.quick ? 8 : 16);
   if (n < 64) throw InputError("--n must be >= 64");
   if (draws < 4) throw InputError("--draws must be >= 4");
   if (n > 7000) throw InputError("--n must be <= 7000 (p n <= 1.2e8 at c = 2)");
@@ -212,8 +235,7 @@ void run_validate_rmt(const ValidateRmtCli& o) {
     rows = rmt::mc::run_rmt_validation(n, draws, o.seed, &complete);
   }
 
-  CsvTable table({"case", "activation", "c", "snr", "w", "gamma", "model", "n", "p", "draws",
-                  "theory", "mc_mean", "mc_se", "diff", "z", "allowance", "verdict"});
+  CsvTable table(validate_rmt_columns());
   table.setting("cases", "mu = sqrt(snr) e1, snr = 1; w = 0 (no weights) or w_K = w_Q = w e1 "
                          "(aligned); diagonal removed");
   table.setting("theory", "true, surrogate: DE of docs/equations/rmt.md §6 (R5); ridge: closed form (LR3)");
@@ -242,7 +264,7 @@ void run_validate_rmt(const ValidateRmtCli& o) {
                       (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
                       " (marked '# interrupted:', no summary line); run the command again for the rest");
   }
-  write_table_checked(table, o.out, o.plot, mc_rmt_hints());
+  write_table_checked(table, o.out, o.plot, validate_rmt_hints());
   if (failures > 0)
     throw std::runtime_error("validate rmt: " + std::to_string(failures) + " of " +
                              std::to_string(rows.size()) + " checks disagree beyond 4 s.e. + allowance");
@@ -278,14 +300,19 @@ void register_validate_rmt(CLI::App& validate) {
       "rmt", "DE of nonlinear attention and the ridge baseline against Monte Carlo on built-in "
              "cases (tanh, ReLU; aligned and not; c = 1/2 and 2); exit 1 on disagreement");
   sub->add_flag("--quick", o->quick, "Small run: n = 512, 8 draws (default n = 1024, 16 draws)");
-  sub->add_option("--n", o->n, "Override the number of tokens");
-  sub->add_option("--draws", o->draws, "Override the number of draws");
+  CLI::Option* n_opt = sub->add_option("--n", o->n, "Number of tokens in [64, 7000] (default 1024; --quick 512)");
+  CLI::Option* draws_opt =
+      sub->add_option("--draws", o->draws, "Number of draws in [4, 100000] (default 16; --quick 8)");
   add_seed_option(sub, o->seed, "Seed (an integer in [0, 2^64))");
   sub->add_option("--threads", o->threads, "Threads in total (0: default); cases and draws share them");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   sub->add_flag("!--no-progress", o->progress, "No progress bar on stderr");
   add_plot_options(sub, o->plot);
-  sub->callback([o] { run_validate_rmt(*o); });
+  sub->callback([o, n_opt, draws_opt] {
+    o->n_given = n_opt->count() > 0;
+    o->draws_given = draws_opt->count() > 0;
+    run_validate_rmt(*o);
+  });
 }
 
 }  // namespace saddle

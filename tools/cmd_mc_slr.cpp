@@ -57,11 +57,8 @@ struct McSlrCli {
   RunOptions run;
 };
 
-std::string join_lengths(const std::vector<int>& Ls) {
-  std::string s;
-  for (std::size_t i = 0; i < Ls.size(); ++i) s += (i ? ";" : "") + std::to_string(Ls[i]);
-  return s;
-}
+// A length law as in every `slr` file: "1|2|3" (tools/cmd_slr.hpp length_key).
+std::string join_lengths(const std::vector<int>& Ls) { return length_key(Ls); }
 
 // One point of the grid: a chain of the runner.
 struct Point {
@@ -139,7 +136,11 @@ void run_mc_slr(const McSlrCli& o) {
   Drule.min = 4;
   Drule.max = kMaxD;
   std::vector<int> Ds;
-  for (double d : parse_sweep(o.D, "D", Drule)) Ds.push_back(static_cast<int>(d));
+  for (double d : parse_sweep(o.D, "D", Drule)) {
+    if (std::find(Ds.begin(), Ds.end(), static_cast<int>(d)) != Ds.end())
+      throw InputError("--D: the size " + fmt(d) + " is given twice (each size is one row; give it once)");
+    Ds.push_back(static_cast<int>(d));
+  }
   if (o.seeds < 1 || o.seeds > 100000) throw InputError("--seeds must be in [1, 100000]");
   if (o.n_test < 1) throw InputError("--n-test must be >= 1");
   int Lmax = 1;
@@ -150,10 +151,7 @@ void run_mc_slr(const McSlrCli& o) {
   if (!population && o.mode != "erm") throw InputError("--mode must be erm or population");
   if (o.extrapolate) {
     if (population) throw InputError("--extrapolate: population mode is exact at any D (use --mode erm)");
-    std::vector<int> u = Ds;
-    std::sort(u.begin(), u.end());
-    u.erase(std::unique(u.begin(), u.end()), u.end());
-    if (u.size() < 2) throw InputError("--extrapolate needs at least two sizes in --D (e.g. 200,400,800,1600)");
+    if (Ds.size() < 2) throw InputError("--extrapolate needs at least two sizes in --D (e.g. 200,400,800,1600)");
     if (o.seeds < 2) throw InputError("--extrapolate needs --seeds >= 2 (the fit weights are the standard errors)");
   }
 
@@ -304,7 +302,7 @@ void run_mc_slr(const McSlrCli& o) {
     cols.push_back(s.name);
     cols.push_back(std::string(s.name) + "_se");
   }
-  cols.insert(cols.end(), {"converged", "iterations", "seconds"});
+  cols.insert(cols.end(), {"converged", "seeds_converged", "iterations", "seconds"});
   if (o.extrapolate)
     for (const auto& s : stats) {
       cols.push_back(std::string(s.name) + "_fit");
@@ -319,7 +317,8 @@ void run_mc_slr(const McSlrCli& o) {
           "means over seeds with standard errors (_se); seed_index=all for the mean row; "
           "train_error = training MSE incl. Delta; train_loss = (S13)/N; test_error = test "
           "MSE - Delta on n_test fresh samples; bayes_error = Bayes predictor (S9) on the "
-          "same samples; converged = seeds where L-BFGS met a tolerance; population mode: "
+          "same samples; converged = 1 when L-BFGS met a tolerance on every seed of the row (else 0), "
+          "seeds_converged = how many did; population mode: "
           "test_error_se and bayes_error_se pooled over all test samples");
   setting("optimiser", population ? "none (population mode)"
                                   : "ceres GradientProblemSolver LBFGS, gtol=" + fmt(o.gtol) +
@@ -342,8 +341,9 @@ void run_mc_slr(const McSlrCli& o) {
             "squares (weights 1/se^2), value a, se from the fit's covariance; p = 1 unless the "
             "chi-square goodness-of-fit test rejects it at 5%, then the p in {2/3, 1/2} with the "
             "smallest chi^2; se times sqrt(chi^2/dof) when that exceeds 1 (mc/slr_extrapolate.hpp); "
-            "<q>_fit = the exponent p, <q>_fit_p = the fit's goodness-of-fit p-value; converged = "
-            "seeds converged over all sizes, iterations = their mean");
+            "<q>_fit = the exponent p, <q>_fit_p = the fit's goodness-of-fit p-value; converged = 1 "
+            "when every seed of every size converged, seeds_converged = how many seeds did over all "
+            "sizes, iterations = their mean");
   setting("seed", std::to_string(o.seed));
   // Everything else that changes the numbers, for the cache (tools/runner.hpp --cache).
   setting("run", "D=" + o.D + " seeds=" + std::to_string(o.seeds) + " init=" + o.init +
@@ -424,6 +424,7 @@ void run_mc_slr(const McSlrCli& o) {
         else
           row.push_back(fmt(x.se));
       }
+      row.push_back(Sm.converged == Sm.seeds ? "1" : "0");
       row.push_back(std::to_string(Sm.converged));
       row.push_back(fmt(Sm.iterations.mean));
       row.push_back(fmt(Sm.seconds.mean));
@@ -439,6 +440,7 @@ void run_mc_slr(const McSlrCli& o) {
             pr.push_back("");
           }
           pr.push_back(r.converged ? "1" : "0");
+          pr.push_back(r.converged ? "1" : "0");
           pr.push_back(std::to_string(r.iterations));
           pr.push_back(fmt(r.seconds));
           fit_blanks(pr);
@@ -449,7 +451,7 @@ void run_mc_slr(const McSlrCli& o) {
     if (o.extrapolate) {  // the D = inf row
       auto row = common("inf", "inf", "all", o.seeds);
       std::vector<std::string> fits;
-      int converged = 0;
+      int converged = 0, seeds = 0;
       double iterations = 0, seconds = 0;
       for (const auto& st : stats) {
         std::vector<slr::mc::SizePoint> pts;
@@ -465,9 +467,11 @@ void run_mc_slr(const McSlrCli& o) {
       }
       for (const auto& Sm : sums) {
         converged += Sm.converged;
+        seeds += Sm.seeds;
         iterations += Sm.iterations.mean / nD;
         seconds += Sm.seconds.mean * Sm.seeds;
       }
+      row.push_back(converged == seeds ? "1" : "0");
       row.push_back(std::to_string(converged));
       row.push_back(fmt(iterations));
       row.push_back(fmt(seconds));
@@ -503,8 +507,8 @@ void register_mc_slr(CLI::App& mc) {
       ->capture_default_str();
   sub->add_option("--alpha", o->alpha, "Sample ratio in [1e-3, 1e4] (sweepable); N = max(1, round(alpha D))")->capture_default_str();
   sub->add_option("--D", o->D,
-                  "Embedding dimension(s) in [4, 1e7] (a list: one row per size; the sizes of one "
-                  "point run together)")
+                  "Embedding dimension(s), integers in [4, 1e7], each at most once (a list: one row per "
+                  "size; the sizes of one point run together)")
       ->capture_default_str();
   sub->add_flag("--extrapolate", o->extrapolate,
                 "Add a D = inf row per point: every mean fitted as a + b D^-p over the --D rows "
@@ -522,7 +526,7 @@ void register_mc_slr(CLI::App& mc) {
       "--c0", o->c0,
       "Informed key scale in [0, 100] (default: sqrt(nu) spiked / min(nu,3) max for softmax and "
       "softplus, 0.5 for linear and erf)");
-  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed (n_test L D <= 1e9)")->capture_default_str();
+  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed, >= 1 with n_test L D <= 1e9")->capture_default_str();
   sub->add_option("--max-iter", o->max_iter, "L-BFGS iterations in [1, 1e6]")->capture_default_str();
   sub->add_option("--gtol", o->gtol, "L-BFGS gradient tolerance (max |grad|) in [0, 1]")
       ->capture_default_str();

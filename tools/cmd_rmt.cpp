@@ -274,9 +274,9 @@ void register_rmt(CLI::App& app) {
                "Keep the kernel diagonal (kappa_d = lim f(t)/t) instead of removing it");
   sa->add_option("--nodes", a->nodes, "Quadrature nodes per half-piece of the MP rule, in [4, 2000]")
       ->capture_default_str();
-  sa->add_option("--tol", a->tol, "Tolerance on the relative residual of (R1)-(R2)")
+  sa->add_option("--tol", a->tol, "Tolerance on the relative residual of (R1)-(R2), in (0, 1e-2)")
       ->capture_default_str();
-  sa->add_option("--max-iter", a->max_iter, "Cap on all iterations of a point (Newton steps of both passes, then the damped fallback)")
+  sa->add_option("--max-iter", a->max_iter, "Cap on all iterations of a point (Newton steps of both passes, then the damped fallback), in [1, 1e6]")
       ->capture_default_str();
   add_run_options(sa, a->run);
   sa->callback([a] { run_attention(*a); });

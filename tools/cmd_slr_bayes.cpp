@@ -140,7 +140,7 @@ void register_slr_bayes(CLI::App& slr) {
   CLI::App* sub = slr.add_subcommand(
       "bayes", "Bayes-optimal error vs alpha: state evolution (docs/equations/slr_bayes.md §5), hard-phase check");
   sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
-  sub->add_option("--L", o->L, "Number of tokens (sweepable)")->capture_default_str();
+  sub->add_option("--L", o->L, "Number of tokens, integers in [1, 8] (sweepable)")->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,
                   "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, "
                   "observed by the BO predictor (§1.4); excludes --L");
@@ -151,7 +151,7 @@ void register_slr_bayes(CLI::App& slr) {
   sub->add_option("--alpha", o->alpha, "Sample ratio N/D in [1e-3, 1e4] (value, list, start:stop:count[:log])")
       ->capture_default_str();
   sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
-  sub->add_option("--points", o->points, "QMC points per replicate (§7b), <= 4194304")->capture_default_str()
+  sub->add_option("--points", o->points, "QMC points per replicate (§7b), in [16, 4194304]")->capture_default_str()
       ->group("Integration");
   sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
       ->capture_default_str()->group("Integration");

@@ -306,7 +306,7 @@ void register_slr_erm(CLI::App& slr) {
                   "piecewise rule on lines with jumps), 4..64")
       ->capture_default_str()->group("Integration");
   o->points_opt = sub->add_option("--points", o->points,
-                  "QMC points per replicate (§7b), <= 4194304; default 4096 (sampled), 1024 lines "
+                  "QMC points per replicate (§7b), in [16, 4194304]; default 4096 (sampled), 1024 lines "
                   "(preint)")
       ->group("Integration");
   sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
@@ -315,24 +315,24 @@ void register_slr_erm(CLI::App& slr) {
       ->group("Integration");
   sub->add_option("--target-se", o->target_se,
                   "Refine (4x QMC points, warm start) a point whose test_error_se exceeds this; "
-                  "0 = off")
+                  ">= 0, 0 = off")
       ->capture_default_str()->group("Integration");
-  sub->add_option("--max-refine", o->max_refine, "At most this many 4x refinements per point")
+  sub->add_option("--max-refine", o->max_refine, "At most this many 4x refinements per point, in [0, 4]")
       ->capture_default_str()->group("Integration");
   sub->add_flag("--refine-unstable", o->refine_unstable,
                "Also refine points whose RS fixed point is unstable (rs_stability = unstable)")
       ->group("Integration");
-  sub->add_option("--grid1", o->grid1, "Prox grid points, 1-D search")->capture_default_str()
+  sub->add_option("--grid1", o->grid1, "Prox grid points, 1-D search, in [3, 513]")->capture_default_str()
       ->group("Integration");
-  sub->add_option("--grid2", o->grid2, "Prox grid points per axis, 2-D search")
+  sub->add_option("--grid2", o->grid2, "Prox grid points per axis, 2-D search, in [3, 41]")
       ->capture_default_str()->group("Integration");
-  sub->add_option("--starts", o->starts, "Newton starts from the best grid minima")
+  sub->add_option("--starts", o->starts, "Newton starts from the best grid minima, in [1, 8]")
       ->capture_default_str()->group("Integration");
   sub->add_option("--stall-window", o->stall_window,
-                  "Stop a limit cycle after this many iterations without a new best residual")
+                  "Stop a limit cycle after this many iterations without a new best residual (>= 0; 0 = off)")
       ->capture_default_str()->group("Solver");
   sub->add_option("--stall-accept", o->stall_accept,
-                  "A stalled replicate counts as converged when its residual is below this")
+                  "A stalled replicate counts as converged when its residual is below this (> 0)")
       ->capture_default_str()->group("Solver");
   sub->add_flag("--no-retry", o->no_retry,
                "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")

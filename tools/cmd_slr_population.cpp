@@ -210,7 +210,7 @@ void register_slr_population(CLI::App& slr) {
       "population",
       "Population risk of softmax / linear / erf / softplus attention vs the Bayes risk (docs/equations/slr_population.md §3, §7a)");
   sub->add_option("--task", o->task, "spiked and/or max (comma list)")->capture_default_str();
-  sub->add_option("--L", o->L, "Sequence length(s), integer >= 1 (sweepable)")->capture_default_str();
+  sub->add_option("--L", o->L, "Sequence length(s), integers in [1, 1e8] (sweepable)")->capture_default_str();
   o->L_dist_opt = sub->add_option("--L-dist", o->L_dist,
                   "Length drawn uniformly from this set (e.g. 1,2,3), one shared (k, v); excludes --L");
   sub->add_option("--nu", o->nu,
@@ -229,12 +229,13 @@ void register_slr_population(CLI::App& slr) {
   sub->add_option("--erf-b", o->erf_b, "Fixed erf offset b in [-10, 10] (sweepable) instead of optimising it");
   sub->add_option("--m-k-max", o->m_k_max, "Upper bound of m_k in the optimisation, in [0, 1e50] within the domain of --m-k (0: automatic)")
       ->capture_default_str();
-  sub->add_option("--b-max", o->b_max, "erf offset searched in [-b_max, b_max]")->capture_default_str();
+  sub->add_option("--b-max", o->b_max, "erf offset searched in [-b_max, b_max]; b_max in (0, 10]")->capture_default_str();
   sub->add_option("--refine", o->refine,
-                  "Quadrature refinement factor (steps / refine; 2 checks the digits)")
+                  "Quadrature refinement factor in [0.25, 8] (steps / refine; 2 checks the digits)")
       ->capture_default_str();
   sub->add_option("--mc-samples", o->mc_samples,
-                  "Also estimate the risk at the reported point by field-space Monte Carlo (S6)")
+                  "Also estimate the risk at the reported point by field-space Monte Carlo (S6): 0 (off) or "
+                  "samples in [2, 1e9], samples x L <= 1e10")
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "Monte Carlo seed")->capture_default_str();
   add_run_options(sub, o->run);

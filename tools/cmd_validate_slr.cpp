@@ -19,18 +19,27 @@
 namespace saddle {
 namespace {
 
+// The figure of a validation: each quantity's value (theory as lines, simulation as points with
+// error bars) against the dimension D (--plot-x: another column), one curve per case and quantity.
 PlotHints validate_slr_hints() {
   PlotHints h;
-  h.y = {"test_error"};
-  h.params = {"alpha", "lambda", "nu", "L", "D", "m_k_in"};
+  h.y = {"value"};
+  h.params = {"alpha", "D"};
+  h.series = {"case", "quantity"};
+  h.not_series = {"kind", "z", "allowance", "verdict", "note", "seeds"};
   return h;
 }
 
-std::string join_lengths(const std::vector<int>& Ls) {
-  std::string s;
-  for (std::size_t i = 0; i < Ls.size(); ++i) s += (i ? ";" : "") + std::to_string(Ls[i]);
-  return s;
+const std::vector<std::string>& validate_slr_columns() {
+  static const std::vector<std::string> c{"case", "kind", "task", "L", "nu", "lambda", "delta",
+                                          "activation", "erf_b", "alpha", "init", "D", "seeds",
+                                          "quantity", "source", "value", "se", "z", "allowance",
+                                          "verdict", "note"};
+  return c;
 }
+
+// A length law as in every `slr` file: "1|2|3" (tools/cmd_slr.hpp length_key).
+std::string join_lengths(const std::vector<int>& Ls) { return length_key(Ls); }
 
 struct ValidateSlrCli {
   bool quick = false;
@@ -43,15 +52,51 @@ struct ValidateSlrCli {
   std::string out;
   TablePlot plot;
   bool progress = true;
+  std::vector<std::string> given;  // the case options on the command line (--alpha, ...)
 };
+
+// Options of one case from the flags: used with --mode only; the erm-only and population-only
+// ones with that mode only. An option that would not act is refused, never ignored.
+const std::vector<std::string>& case_options() {
+  static const std::vector<std::string> v{"--task", "--L", "--L-dist", "--nu", "--lambda", "--delta",
+                                          "--alpha", "--activation", "--erf-b", "--init", "--m-k", "--q-k",
+                                          "--m-v", "--q-v", "--D", "--seeds", "--n-test", "--points",
+                                          "--replicates"};
+  return v;
+}
+bool erm_only(const std::string& name) {
+  return name == "--lambda" || name == "--alpha" || name == "--init" || name == "--points" ||
+         name == "--replicates";
+}
+bool population_only(const std::string& name) {
+  return name == "--m-k" || name == "--q-k" || name == "--m-v" || name == "--q-v";
+}
+bool given(const ValidateSlrCli& o, const std::string& name) {
+  return std::find(o.given.begin(), o.given.end(), name) != o.given.end();
+}
+
+void check_case_options(const ValidateSlrCli& o) {
+  for (const std::string& name : o.given) {
+    if (o.mode.empty())
+      throw InputError(name + ": sets one case of --mode erm or --mode population; without --mode the "
+                       "built-in cases run (give --mode, or leave " + name + " out)");
+    if (o.mode == "population" && erm_only(name))
+      throw InputError(name + ": applies to --mode erm only (the population case has no training)");
+    if (o.mode == "erm" && population_only(name))
+      throw InputError(name + ": applies to --mode population only (erm learns the overlaps)");
+  }
+  if (!o.mode.empty() && o.quick)
+    throw InputError("--quick: selects the built-in quick cases; it does not apply with --mode");
+  if ((given(o, "--D") && o.D < 4) || (given(o, "--seeds") && o.seeds < 2) ||
+      (given(o, "--n-test") && o.n_test < 1))
+    throw InputError("need --D >= 4, --seeds >= 2, --n-test >= 1 (leave one out for its default)");
+}
 
 // Bounds of one case from the flags (as `mc slr`): D <= 1e7, seeds <= 1e5, and the tokens of one
 // training or test set at most 1e9 entries.
 constexpr double kMaxD = 1e7, kMaxEntries = 1e9;
 
 slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
-  if (o.D < 0 || o.seeds < 0 || o.n_test < 0)
-    throw InputError("--D, --seeds and --n-test must be positive (0 or absent: the default)");
   slr::mc::ValidationCase c;
   c.set.task = parse_task_option(o.task);
   try {
@@ -71,9 +116,9 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
     c.q_k = o.q_k;
     c.m_v = o.m_v;
     c.q_v = o.q_v;
-    c.D = o.D > 0 ? o.D : 48;
-    c.seeds = o.seeds > 0 ? o.seeds : 16;
-    c.n_test = o.n_test > 0 ? o.n_test : 50000;
+    c.D = given(o, "--D") ? o.D : 48;
+    c.seeds = given(o, "--seeds") ? o.seeds : 16;
+    c.n_test = given(o, "--n-test") ? o.n_test : 50000;
     c.allowance_reason = "none: (S6) is exact at any D";
     c.name = "population";
   } else if (o.mode == "erm") {
@@ -85,9 +130,9 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
     }
     c.lambda = o.lambda;
     c.alpha = o.alpha;
-    c.D = o.D > 0 ? o.D : 400;
-    c.seeds = o.seeds > 0 ? o.seeds : 16;
-    c.n_test = o.n_test > 0 ? o.n_test : 20000;
+    c.D = given(o, "--D") ? o.D : 400;
+    c.seeds = given(o, "--seeds") ? o.seeds : 16;
+    c.n_test = given(o, "--n-test") ? o.n_test : 20000;
     if (o.points < 16 || o.replicates < 2 || o.points > (1 << 22) || o.replicates > 64)
       throw InputError("--points in [16, 4194304], --replicates in [2, 64]");
     c.replica_points = o.points;
@@ -122,6 +167,8 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
 
 void run_validate_slr(const ValidateSlrCli& o) {
   check_table_outputs(o.out, o.plot);
+  check_table_plot(validate_slr_columns(), o.plot, validate_slr_hints());
+  check_case_options(o);
   if (o.threads < 0 || o.threads > 4096) throw InputError("--threads must be in [0, 4096]");
   if (o.threads > 0) omp_set_num_threads(o.threads);
   std::vector<slr::mc::ValidationCase> cases;
@@ -140,9 +187,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
   }
   const bool interrupted = complete < cases.size();
 
-  CsvTable table({"case", "kind", "task", "L", "nu", "lambda", "delta", "activation", "erf_b",
-                  "alpha", "init", "D", "seeds", "quantity", "source", "value", "se", "z",
-                  "allowance", "verdict", "note"});
+  CsvTable table(validate_slr_columns());
   table.setting("model", "SLR theory (population (S7), Bayes (S9), replica §4) against direct "
                          "simulation (docs/equations/slr_replica.md §6)");
   table.setting("verdict", "pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_theory^2) + allowance; "
@@ -193,7 +238,9 @@ void run_validate_slr(const ValidateSlrCli& o) {
                                std::to_string(rsb_gaps) + " rsb_gap, " + std::to_string(rsb_unconverged) +
                                " rsb_unconverged, " +
                                std::to_string(fails) + " FAIL");
-  write_table_checked(table, o.out, o.plot, validate_slr_hints());
+  TablePlot plot = o.plot;  // x: the dimension D of the simulation (every row has one)
+  if (plot.options.x.empty()) plot.options.x = "D";
+  write_table_checked(table, o.out, plot, validate_slr_hints());
   if (fails > 0)
     throw std::runtime_error("validate slr: " + std::to_string(fails) +
                              " comparison(s) disagree beyond 4 s.e. + allowance");
@@ -206,7 +253,9 @@ void register_validate_slr(CLI::App& validate) {
   CLI::App* sub = validate.add_subcommand(
       "slr", "SLR: population, Bayes and replica theory against direct simulation (docs/equations/slr_replica.md §6)");
   sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
-  sub->add_option("--mode", o->mode, "One case from the flags: erm or population (default: built-in cases)");
+  sub->add_option("--mode", o->mode,
+                  "One case from the flags: erm or population (default: the built-in cases; the case "
+                  "options below need --mode)");
   sub->add_option("--task", o->task, "spiked or max")->capture_default_str();
   sub->add_option("--L", o->L, "Sequence length (one case: one value; erm: L <= 4)")->capture_default_str();
   sub->add_option("--L-dist", o->L_dist,
@@ -226,17 +275,24 @@ void register_validate_slr(CLI::App& validate) {
   sub->add_option("--q-k", o->q_k, "population: q_k in [m_k^2, 1e5]")->capture_default_str();
   sub->add_option("--m-v", o->m_v, "population: m_v, |m_v| <= 1e3")->capture_default_str();
   sub->add_option("--q-v", o->q_v, "population: q_v in [m_v^2, 1e6]")->capture_default_str();
-  sub->add_option("--D", o->D, "Dimension (default 400 erm, 48 population)");
-  sub->add_option("--seeds", o->seeds, "Seeds (default 16)");
-  sub->add_option("--n-test", o->n_test, "Fresh test samples per seed");
-  sub->add_option("--points", o->points, "Replica QMC points per replicate")->capture_default_str();
-  sub->add_option("--replicates", o->replicates, "Replica QMC replicates")->capture_default_str();
+  sub->add_option("--D", o->D, "Dimension in [4, 1e7] (default 400 erm, 48 population)");
+  sub->add_option("--seeds", o->seeds, "Seeds in [2, 100000] (default 16)");
+  sub->add_option("--n-test", o->n_test,
+                  "Fresh test samples per seed, >= 1 with n_test L D <= 1e9 (default 20000 erm, 50000 population)");
+  sub->add_option("--points", o->points, "Replica QMC points per replicate in [16, 4194304] (erm)")
+      ->capture_default_str();
+  sub->add_option("--replicates", o->replicates, "Replica QMC replicates in [2, 64] (erm)")->capture_default_str();
   add_seed_option(sub, o->seed, "Base seed of the simulation (an integer in [0, 2^64))");
   sub->add_option("--threads", o->threads, "Threads in total (0: default); cases, seeds and replica solves share them");
   sub->add_option("--out", o->out, "Write the CSV to this file instead of stdout");
   sub->add_flag("!--no-progress", o->progress, "No progress bar on stderr");
   add_plot_options(sub, o->plot);
-  sub->callback([o] { run_validate_slr(*o); });
+  sub->callback([o, sub] {
+    o->given.clear();
+    for (const std::string& name : case_options())
+      if (sub->get_option(name)->count() > 0) o->given.push_back(name);
+    run_validate_slr(*o);
+  });
 }
 
 }  // namespace saddle

@@ -6,16 +6,14 @@
 
 #include "tools/cli_common.hpp"
 #include "tools/figures_rows.hpp"
+#include "tools/number_text.hpp"
 #include "tools/plot.hpp"
 
 namespace saddle {
 namespace figures {
 
 bool to_number(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  char* e = nullptr;
-  v = std::strtod(s.c_str(), &e);
-  return *e == '\0' && std::isfinite(v);
+  return parse_real(s, &v).empty() && std::isfinite(v);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 
 #include "saddle_version.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/csv.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -23,16 +24,11 @@ namespace grid_files {
 const char* const kTimingPrefix = "# timing:";
 const char* const kShardPrefix = "# shard:";
 
-std::string join_row(const std::vector<std::string>& row) {
-  std::string s;
-  for (std::size_t i = 0; i < row.size(); ++i) s += (i ? "," : "") + row[i];
-  return s;
-}
+std::string join_row(const std::vector<std::string>& row) { return csv_record(row); }
 
 std::size_t count_fields(const std::string& line) {
-  std::size_t n = 1;
-  for (char ch : line) n += ch == ',';
-  return n;
+  std::vector<std::string> fields;
+  return parse_csv_record(line, fields) ? fields.size() : 0;
 }
 
 bool well_formed_row(const std::string& line, std::size_t ncols) {
@@ -126,8 +122,8 @@ bool parse_shard_line(const std::string& text_in, ShardLine& out) {
 std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::size_t lo, std::size_t hi) {
   std::vector<std::string> h;
   h.push_back(std::string("# saddle ") + SADDLE_VERSION);
-  h.push_back("# command: " + canonical_command_line());
-  for (const auto& kv : job.settings) h.push_back("# " + kv.first + ": " + kv.second);
+  h.push_back(csv_comment("# command: " + canonical_command_line()));
+  for (const auto& kv : job.settings) h.push_back(csv_comment("# " + kv.first + ": " + kv.second));
   if (!job.sweep.empty()) h.push_back(sweep_header(job.sweep));
   if (sh.count > 1) {
     std::size_t rows = 0;

@@ -34,6 +34,18 @@ SweepRules rules_of(const ParamDomain& d) {
   return r;
 }
 
+// The domain of a parameter as --help states it: "in (0, 1e6]", "integers in [1, 8]", "<= 3".
+std::string domain_text(const ParamDomain& d) {
+  const bool lo = std::isfinite(d.min), hi = std::isfinite(d.max);
+  const std::string what = d.integer ? "integers " : "";
+  if (lo && hi)
+    return what + "in " + (d.min_inclusive ? "[" : "(") + fmt(d.min) + ", " + fmt(d.max) +
+           (d.max_inclusive ? "]" : ")");
+  if (lo) return what + (d.min_inclusive ? ">= " : "> ") + fmt(d.min);
+  if (hi) return what + (d.max_inclusive ? "<= " : "< ") + fmt(d.max);
+  return d.integer ? "integers" : "";
+}
+
 void run_model(const ModelEntry& e, const ModelCli& o) {
   const ModelCard& card = e.card;
   const ModelHooks& hooks = e.hooks;
@@ -244,15 +256,17 @@ void register_model(CLI::App& app, const ModelEntry& entry) {
     o->values[i] = p.default_text;
     std::string help = p.help;
     if (p.name == card.continuation) help += " [continuation: warm starts along this sweep]";
+    const std::string domain = domain_text(p.domain);
+    if (!domain.empty()) help += "; domain: " + domain;
     sub->add_option("--" + p.name, o->values[i], help + " (value, list a,b, start:stop:count[:log])")
         ->capture_default_str();
   }
   add_solver_options(sub, o->solver, o->method);
   sub->add_option("--stall-window", o->stall_window,
-                  "Stop a limit cycle after this many iterations without a new best residual (0 = off)")
+                  "Stop a limit cycle after this many iterations without a new best residual (>= 0; 0 = off)")
       ->capture_default_str()->group("Solver");
   sub->add_option("--stall-accept", o->stall_accept,
-                  "A stalled replicate counts as converged when its residual is below this")
+                  "A stalled replicate counts as converged when its residual is below this (> 0)")
       ->capture_default_str()->group("Solver");
   sub->add_flag("--no-retry", o->no_retry,
                 "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
@@ -260,9 +274,9 @@ void register_model(CLI::App& app, const ModelEntry& entry) {
   if (e->hooks.refinement) {
     o->target_se = card.target_se;
     sub->add_option("--target-se", o->target_se,
-                    "Refine (the model's next level, warm start) a point whose s.e. exceeds this; 0 = off")
+                    "Refine (the model's next level, warm start) a point whose s.e. exceeds this; >= 0, 0 = off")
         ->capture_default_str()->group("Integration");
-    sub->add_option("--max-refine", o->max_refine, "At most this many refinements per point")
+    sub->add_option("--max-refine", o->max_refine, "At most this many refinements per point, in [0, 4]")
         ->capture_default_str()->group("Integration");
     if (e->hooks.stability)
       sub->add_flag("--refine-unstable", o->refine_unstable,

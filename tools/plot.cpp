@@ -9,11 +9,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "tools/cli_common.hpp"
+#include "tools/csv.hpp"
+#include "tools/number_text.hpp"
 #include "tools/gnuplot.hpp"
 
 namespace saddle {
@@ -23,10 +26,11 @@ const std::vector<std::string> kDefaultY{"test_error", "risk", "error", "mean", 
 const std::vector<std::string> kReferences{"bayes_risk", "error_ridge"};
 const char* kSweepPrefix = "# sweep:";
 
-bool is_number(const std::string& s, double& v) {
-  char* e = nullptr;
-  v = std::strtod(s.c_str(), &e);
-  return !s.empty() && *e == '\0';
+bool is_number(const std::string& s, double& v) { return parse_real(s, &v).empty(); }
+
+double number_or_nan(const std::string& s) {
+  double v = 0.0;
+  return parse_real(s, &v).empty() ? v : std::nan("");
 }
 
 std::string trim(const std::string& s) {
@@ -94,25 +98,28 @@ int CsvData::col(const std::string& name) const {
 CsvData read_csv(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw InputError("cannot read '" + path + "'");
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   CsvData d;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      if (d.columns.empty()) d.comments.push_back(line);
-      continue;
-    }
-    auto fields = split(line, ',');
-    if (d.columns.empty()) {
-      d.columns = fields;
-      continue;
-    }
-    if (fields.size() != d.columns.size())
-      throw InputError("'" + path + "' is not a saddle CSV: a row has " + std::to_string(fields.size()) +
-                       " fields, the header " + std::to_string(d.columns.size()));
-    d.rows.push_back(fields);
-  }
+  std::string error;
+  const std::string why = parse_csv(
+      text,
+      [&](const std::string& line) {
+        if (d.columns.empty()) d.comments.push_back(line);
+      },
+      [&](std::vector<std::string>&& fields, std::size_t line) {
+        if (!error.empty()) return;
+        if (d.columns.empty()) {
+          d.columns = std::move(fields);
+          return;
+        }
+        if (fields.size() != d.columns.size())
+          error = "'" + path + "' is not a saddle CSV: the row on line " + std::to_string(line) + " has " +
+                  std::to_string(fields.size()) + " fields, the header " + std::to_string(d.columns.size());
+        else
+          d.rows.push_back(std::move(fields));
+      });
+  if (!why.empty()) throw InputError("'" + path + "' is not a CSV file (" + why + ")");
+  if (!error.empty()) throw InputError(error);
   if (d.comments.empty() || d.comments[0].rfind("# saddle ", 0) != 0 || d.columns.empty())
     throw InputError("'" + path + "' is not a saddle CSV (no '# saddle' header line)");
   return d;
@@ -268,6 +275,8 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
   std::vector<int> group_cols;
   auto add_group = [&](int c) {
     if (c < 0 || c == xc || c == flag || data.columns[c] == "source") return;
+    if (std::find(hints.not_series.begin(), hints.not_series.end(), data.columns[c]) != hints.not_series.end())
+      return;
     if (std::find(group_cols.begin(), group_cols.end(), c) == group_cols.end()) group_cols.push_back(c);
   };
   for (const auto& s : swept) add_group(data.col(s));
@@ -301,7 +310,7 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
   for (const auto& kv : groups) {
     auto rows = kv.second;
     std::stable_sort(rows.begin(), rows.end(), [&](auto a, auto b) {
-      return std::strtod((*a)[xc].c_str(), nullptr) < std::strtod((*b)[xc].c_str(), nullptr);
+      return number_or_nan((*a)[xc]) < number_or_nan((*b)[xc]);
     });
     // The points of column `col` (Monte Carlo rows or the others); flagged theory points go to
     // their own series of open circles and break the line.

@@ -20,6 +20,7 @@ struct PlotHints {
   std::vector<std::string> y;           // default y columns (e.g. test_error)
   std::vector<std::string> references;  // dashed reference columns (e.g. bayes_risk)
   std::vector<std::string> series;      // category columns that split curves (e.g. activation)
+  std::vector<std::string> not_series;  // columns that never split curves (e.g. a verdict or a note)
   std::vector<std::string> log_axes;    // parameters best shown on a log axis (e.g. gamma)
   // Rows whose flag_column equals flag_value break the theory line and are drawn as open markers
   // titled "(flag_label)" (e.g. rs_stability = unstable: "RS unstable"); the column never splits

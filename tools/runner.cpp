@@ -32,7 +32,9 @@
 #include "solver/interrupt.hpp"
 #include "solver/parallel.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/csv.hpp"
 #include "tools/grid_files.hpp"
+#include "tools/number_text.hpp"
 
 namespace saddle {
 namespace {
@@ -347,15 +349,9 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   for (std::size_t j = 0; j < job.columns.size(); ++j)
     if (job.columns[j] == "converged") conv_col = static_cast<int>(j);
   auto unconverged = [&](const std::string& line) {
-    if (conv_col < 0) return false;
-    std::size_t pos = 0;
-    for (int f = 0; f < conv_col && pos != std::string::npos; ++f) {
-      pos = line.find(',', pos);
-      if (pos != std::string::npos) ++pos;
-    }
-    if (pos == std::string::npos) return false;
-    const std::size_t end = line.find(',', pos);
-    return line.compare(pos, end == std::string::npos ? std::string::npos : end - pos, "0") == 0;
+    std::vector<std::string> fields;
+    return conv_col >= 0 && parse_csv_record(line, fields) && static_cast<std::size_t>(conv_col) < fields.size() &&
+           fields[conv_col] == "0";
   };
   std::size_t n_unconverged = 0;
   for (const auto& l : kept.rows) n_unconverged += unconverged(l);
@@ -551,10 +547,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     } else {
       // Every chain is written (a signal that came after the last chain changes nothing).
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%s %zu rows, %.3f s, threads=%d, ranks=%d", kTimingPrefix, written, secs,
-                    omp_get_max_threads(), nranks);
-      *os << buf << "\n";
+      *os << kTimingPrefix << " " << written << " rows, " << format_fixed(secs, 3) << " s, threads="
+          << omp_get_max_threads() << ", ranks=" << nranks << "\n";
       os->flush();
       if (!*os) {
         outcome = kInputError;
@@ -584,7 +578,11 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     CsvData data;
     data.comments.assign(header.begin(), header.end() - 1);
     data.columns = job.columns;
-    for (const auto& l : all_lines) data.rows.push_back(split(l, ','));
+    for (const auto& l : all_lines) {
+      std::vector<std::string> fields;
+      parse_csv_record(l, fields);  // written by join_row above: always a record
+      data.rows.push_back(std::move(fields));
+    }
     plot_csv(data, job.plot, r.plot_options, r.plot);
   }
 }

@@ -7,6 +7,7 @@ the GIL released), and reads the CSV it wrote into a table. An omitted keyword o
 so every default is the CLI's own. Nothing about the mathematics lives here.
 """
 
+import csv
 import inspect
 import keyword
 import numbers
@@ -59,6 +60,8 @@ def _scalar_text(v, name):
     if isinstance(v, (bool, np.bool_)):
         raise TypeError(f"{name}: a boolean is not a value of this option")
     if isinstance(v, str):
+        if "\0" in v:
+            raise ValueError(f"{name}: the text contains a NUL character")
         return v
     if isinstance(v, numbers.Integral):
         return str(int(v))
@@ -101,14 +104,16 @@ def _column(texts):
 
 
 def read_csv(path):
-    """Reads a CSV written by saddle: returns (columns, rows as lists of strings, provenance)."""
+    """Reads a CSV written by saddle: returns (columns, rows as lists of strings, provenance).
+    Records are read with the csv module (RFC 4180: quoted fields may hold commas); lines
+    starting with '#' outside a record are the provenance header."""
     attrs = {"version": None, "command": None, "settings": {}, "timing": None}
     columns, rows = None, []
-    with open(path, encoding="utf-8") as f:
+
+    def records(f):  # the non-comment lines, for csv.reader; comments go to attrs
         for line in f:
-            line = line.rstrip("\n")
             if line.startswith("#"):
-                body = line[1:].strip()
+                body = line.rstrip("\r\n")[1:].strip()
                 if columns is None and body.startswith("saddle ") and attrs["version"] is None:
                     attrs["version"] = body[len("saddle "):]
                 elif body.startswith("timing:"):
@@ -120,11 +125,17 @@ def read_csv(path):
                     else:
                         attrs["settings"][key.strip()] = value.strip()
                 continue
-            if not line:
+            yield line
+
+    with open(path, encoding="utf-8", newline="") as f:
+        for fields in csv.reader(records(f), strict=True):
+            if not fields:
                 continue
-            fields = line.split(",")
             if columns is None:
                 columns = fields
+            elif len(fields) != len(columns):
+                raise RuntimeError(f"saddle wrote a row of {len(fields)} fields under a header "
+                                   f"of {len(columns)} ({path})")
             else:
                 rows.append(fields)
     return columns or [], rows, attrs
@@ -200,12 +211,15 @@ def run(path, kwargs, threads=None, progress=False):
         args += ["--threads", t]
     if "no-progress" in names:
         args.append("--no-progress")
+    # Never a shard of the grid: the program takes its shard from SLURM_ARRAY_TASK_ID/COUNT when
+    # --shard is absent, which in a batch array would silently return part of the table.
+    run_only = ["--shard", "0/1"] if "shard" in names else []
     fd, out = tempfile.mkstemp(prefix="saddle_", suffix=".csv")
     os.close(fd)
     bar = _ProgressBar(sys.stderr) if progress else None
     try:
         try:
-            rc, message = _core.run(args + ["--out", out], bar)
+            rc, message = _core.run(args + run_only + ["--out", out], bar)
         finally:
             if bar is not None:
                 bar.close()
@@ -223,6 +237,9 @@ def run(path, kwargs, threads=None, progress=False):
         attrs["exit_code"] = rc
     finally:
         os.unlink(out)
+        # A SIGTERM stopped the call: end the process as the signal would have (no except
+        # clause may turn a batch system's kill into a KeyboardInterrupt that is swallowed).
+        _core.end_if_terminated()
     if attrs.get("command"):  # commands that record --out: the temporary file is not provenance
         attrs["command"] = attrs["command"].replace(" --out " + out, "")
         if threads is None and t is not None:  # nor the thread count taken from OMP_NUM_THREADS

@@ -8,11 +8,25 @@
 // the process-wide interrupt flag (solver/interrupt.hpp), which the runner and the iteration loops
 // poll; once the worker has stopped, the KeyboardInterrupt is raised. The same steps report the
 // progress counters to an optional Python callback.
+//
+// SIGTERM (a batch system ending the job): where the process leaves SIGTERM at its default, a
+// handler is installed for the call that stops the command the same way; the Python side then
+// removes its temporary file and calls end_if_terminated(), which ends the process by SIGTERM
+// (the default action), so no `except KeyboardInterrupt` can swallow a kill.
+//
+// Locale: the command runs with the "C" locale on its thread (uselocale), whatever
+// locale.setlocale() the host chose; numbers in and out are locale-free anyway
+// (tools/number_text.hpp), which also covers the OpenMP threads.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <locale.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -30,6 +44,53 @@ namespace py = pybind11;
 
 namespace {
 
+volatile sig_atomic_t g_terminated = 0;
+extern "C" void on_terminate(int) {
+  g_terminated = 1;
+  saddle::request_interrupt();  // a lock-free atomic store: async-signal-safe
+  ::signal(SIGTERM, SIG_DFL);   // a second SIGTERM ends the process at once
+}
+
+// For the duration of a call: SIGTERM stops the command (above), where its disposition is the
+// default; a handler of the host's own (signal.signal in Python) or SIG_IGN is left alone.
+class TerminateGuard {
+ public:
+  TerminateGuard() {
+    g_terminated = 0;
+    struct sigaction old {};
+    if (::sigaction(SIGTERM, nullptr, &old) != 0) return;
+    if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return;
+    struct sigaction act {};
+    act.sa_handler = on_terminate;
+    sigemptyset(&act.sa_mask);
+    installed_ = ::sigaction(SIGTERM, &act, &old_) == 0;
+  }
+  ~TerminateGuard() {
+    if (installed_) ::sigaction(SIGTERM, &old_, nullptr);
+  }
+  TerminateGuard(const TerminateGuard&) = delete;
+  TerminateGuard& operator=(const TerminateGuard&) = delete;
+
+ private:
+  struct sigaction old_ {};
+  bool installed_ = false;
+};
+
+// Called by the Python side after its cleanup: when the last call was stopped by SIGTERM, ends
+// the process with SIGTERM (its default action), as the signal would have without the call.
+void end_if_terminated() {
+  if (!g_terminated) return;
+  std::fflush(nullptr);
+  ::signal(SIGTERM, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::kill(::getpid(), SIGTERM);
+  ::raise(SIGTERM);
+  ::_exit(128 + SIGTERM);  // not reached unless SIGTERM is blocked by another thread's mask
+}
+
 std::mutex& run_mutex() {  // one command at a time: the command line and the flags are global
   static std::mutex m;
   return m;
@@ -41,6 +102,7 @@ py::tuple run(const std::vector<std::string>& args, const py::object& progress, 
   int rc = 0;
   std::string message;
   std::unique_ptr<py::error_already_set> pending;  // destroyed with the GIL held
+  TerminateGuard terminate_guard;
   {
     py::gil_scoped_release release;
     std::unique_lock<std::mutex> exclusive(run_mutex());
@@ -53,11 +115,17 @@ py::tuple run(const std::vector<std::string>& args, const py::object& progress, 
     std::thread worker([&] {
       int code = 0;
       std::string msg;
+      const locale_t c_locale = ::newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr));
+      const locale_t previous = c_locale ? ::uselocale(c_locale) : static_cast<locale_t>(nullptr);
       try {
         code = saddle::run_cli(args, &msg);
       } catch (const std::exception& e) {  // run_cli catches everything; this is a last guard
         code = 1;
         msg = std::string("saddle: error: ") + e.what();
+      }
+      if (c_locale) {
+        ::uselocale(previous);
+        ::freelocale(c_locale);
       }
       std::lock_guard<std::mutex> lock(mu);
       rc = code;
@@ -174,6 +242,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &run, py::arg("args"), py::arg("progress") = py::none(), py::arg("poll_s") = 0.1,
         "Run the saddle program on args (args[0] = 'saddle') with the GIL released; returns "
         "(exit code, error message). Ctrl-C stops it and raises KeyboardInterrupt.");
+  m.def("end_if_terminated", &end_if_terminated,
+        "After a call stopped by SIGTERM: end the process by SIGTERM (call after cleanup).");
   m.def("describe", &describe, "Subcommands of the saddle program and their options.");
   m.def("models", &models,
         "Every model registered with register_model (tools/models.cpp): command, summary, "

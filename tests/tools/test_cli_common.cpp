@@ -235,3 +235,27 @@ TEST_CASE("CsvTable: header, settings, rows; read back by read_csv", "[tools][cs
 
   CHECK_THROWS_AS(t.write_to("/nonexistent-dir-of-saddle-tests/x.csv"), InputError);
 }
+
+TEST_CASE("integer sweeps: a log range snaps to its integers, other ranges are refused", "[tools][cli]") {
+  SweepRules r;
+  r.integer = true;
+  r.min = 1;
+  CHECK(parse_sweep("8:1024:8:log", "D", r) == std::vector<double>{8, 16, 32, 64, 128, 256, 512, 1024});
+  CHECK(parse_sweep("8:10:3", "D", r) == std::vector<double>{8, 9, 10});
+  CHECK_THROWS_AS(parse_sweep("8:9:3", "D", r), InputError);      // 8, 8.5, 9: never rounded
+  CHECK_THROWS_AS(parse_sweep("8:8:3", "D", r), InputError);      // one value three times
+  CHECK_THROWS_AS(parse_sweep("0x10", "alpha"), InputError);
+  CHECK_THROWS_AS(parse_sweep("1e400", "alpha"), InputError);
+  CHECK_THROWS_AS(parse_sweep("1e400", "nu", [] { SweepRules s; s.allow_inf = true; return s; }()), InputError);
+}
+
+TEST_CASE("CsvTable quotes a field with a comma; its header lines stay one line each", "[tools][cli]") {
+  CsvTable t({"a", "note"});
+  t.setting("multi", "x\ny");
+  t.add_row({"1", "D=8, seeds=2"});
+  std::ostringstream os;
+  t.write(os);
+  const std::string s = os.str();
+  CHECK(s.find("\n1,\"D=8, seeds=2\"\n") != std::string::npos);
+  CHECK(s.find("# multi: x?y\n") != std::string::npos);
+}
