@@ -112,7 +112,7 @@ std::string style(Style s) {
     case Style::DashedLinePoints: return "with linespoints dt 2 lw 2 pt 9 ps 1.1";
     case Style::OpenTriangles: return "with points pt 8 ps 1.4";
     case Style::SquareErrorBars: return "with yerrorbars pt 5 ps 0.9 lw 2";
-    case Style::Dashes: return "with vectors nohead lw 3";
+    case Style::Dashes: return "with vectors nohead lw 2";
   }
   return "with lines";
 }
@@ -151,9 +151,9 @@ void draw(const Figure& fig, const std::string& png) {
   std::ostringstream gp;
   gp << "set terminal pngcairo size " << fig.width << "," << fig.height << " enhanced font 'Sans,13'\n";
   gp << "set output\n";  // stdout, which run_gnuplot points at the PNG
-  gp << "set datafile separator ','\nset grid\nset errorbars 3\n";
+  gp << "set datafile separator ','\nset grid\nset errorbars 2\n";
   gp << "set style textbox opaque noborder margins 1,1\n";
-  gp << (fig.key == Key::Below ? "set key below left maxcols 3 font ',10' spacing 1.1\n"
+  gp << (fig.key == Key::Below ? "set key below left maxcols 3 font ',10' spacing 1.1 height 1\n"
                                : "set key inside top right font ',11' spacing 1.1 opaque\n");
   if (fig.pad && !fig.heat) {
     if (!fig.logx) gp << "set autoscale xfix\n";
@@ -241,7 +241,8 @@ void draw(const Figure& fig, const std::string& png) {
       if (!f) throw InputError("plot: cannot write the temporary data file '" + path + "'");
       return path;
     };
-    // Half-width of a short horizontal line: 1.5% of the x range (a factor on a log axis).
+    // Half-width of a short horizontal line: 3% of the x range (a factor on a log axis), wider
+    // than the caps of the error bars, so a theory value at a marker stays distinct from it.
     double xlo = INFINITY, xhi = -INFINITY;
     for (const Series& s : fig.series)
       for (const auto& p : s.points)
@@ -250,7 +251,7 @@ void draw(const Figure& fig, const std::string& png) {
           xlo = std::min(xlo, x);
           xhi = std::max(xhi, x);
         }
-    const double half = std::isfinite(xlo) && xhi > xlo ? 0.015 * (xhi - xlo) : (fig.logx ? 0.05 : 0.05);
+    const double half = std::isfinite(xlo) && xhi > xlo ? 0.03 * (xhi - xlo) : 0.05;
     auto dash = [&](double x, double y) -> std::array<double, 3> {  // (x0, y, dx) of the segment
       const double x0 = fig.logx ? x * std::exp(-half) : x - half;
       const double x1 = fig.logx ? x * std::exp(half) : x + half;
