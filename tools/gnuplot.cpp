@@ -241,7 +241,7 @@ void draw(const Figure& fig, const std::string& png) {
       if (!f) throw InputError("plot: cannot write the temporary data file '" + path + "'");
       return path;
     };
-    // Half-width of a short horizontal line: 3% of the x range (a factor on a log axis), wider
+    // Half-width of a short horizontal line: 2% of the x range (a factor on a log axis), wider
     // than the caps of the error bars, so a theory value at a marker stays distinct from it.
     double xlo = INFINITY, xhi = -INFINITY;
     for (const Series& s : fig.series)
@@ -251,7 +251,7 @@ void draw(const Figure& fig, const std::string& png) {
           xlo = std::min(xlo, x);
           xhi = std::max(xhi, x);
         }
-    const double half = std::isfinite(xlo) && xhi > xlo ? 0.03 * (xhi - xlo) : 0.05;
+    const double half = std::isfinite(xlo) && xhi > xlo ? 0.02 * (xhi - xlo) : 0.05;
     auto dash = [&](double x, double y) -> std::array<double, 3> {  // (x0, y, dx) of the segment
       const double x0 = fig.logx ? x * std::exp(-half) : x - half;
       const double x1 = fig.logx ? x * std::exp(half) : x + half;

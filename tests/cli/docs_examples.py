@@ -145,8 +145,12 @@ def run_examples(saddle, only=None):
     python_dir = os.path.join(os.path.dirname(os.path.abspath(saddle)), "python")
     env = dict(os.environ, PYTHONPATH=python_dir + os.pathsep + os.environ.get("PYTHONPATH", ""),
                SADDLE_CLI=os.path.abspath(saddle), MPLBACKEND="Agg")
-    have_python = subprocess.run([sys.executable, "-c", "import saddle, pandas, matplotlib"], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    # The interpreter the module was built for: this one, or Debian's (tools/setup-deps.sh).
+    python = next((p for p in [sys.executable, "/usr/bin/python3"]
+                   if os.path.exists(p) and subprocess.run([p, "-c", "import saddle, pandas, matplotlib"], env=env,
+                                                            stdout=subprocess.DEVNULL,
+                                                            stderr=subprocess.DEVNULL).returncode == 0), None)
+    have_python = python is not None
     count = 0
     for path in docs():
         if only and path != only:
@@ -173,7 +177,7 @@ def run_examples(saddle, only=None):
                     continue
                 count += 1
                 t0 = time.time()
-                p = subprocess.run([sys.executable, "-c", text], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                p = subprocess.run([python, "-c", text], cwd=cwd, env=env, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, timeout=TIMEOUT)
                 print("  %5.1f s  rc=%d  python block at line %d" % (time.time() - t0, p.returncode, line), flush=True)
                 if p.returncode != 0:
