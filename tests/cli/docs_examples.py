@@ -304,7 +304,7 @@ def check_committed():
         if panel not in summary:
             continue
         s = summary[panel]
-        m = re.search(r"Markers: (\d+); compared with an RS-stable theory point: (\d+), largest \|z\| = ([0-9.]+)", body)
+        m = re.search(r"Markers: (\d+); compared with an RS-stable theory point: (\d+), largest \|z\| = ([0-9]+(?:\.[0-9]+)?)", body)
         if not m:
             fail("docs/figures.md, %s: no 'Markers: ...' line" % panel)
             continue
