@@ -143,6 +143,7 @@ void register_merge(CLI::App& app) {
 
 void register_plot(CLI::App& app) {
   auto p = std::make_shared<PlotCli>();
+  p->opt.flag_prefix = "--";  // errors name this command's own flags (--y, --by, --diff)
   CLI::App* sub = app.add_subcommand("plot", "Draw a PNG figure from a saddle CSV (gnuplot)");
   sub->add_option("csv", p->csv, "Input CSV written by saddle")->required();
   sub->add_option("--out", p->out, "Output PNG")->required();

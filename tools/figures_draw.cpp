@@ -1,10 +1,16 @@
 // `saddle figures`: a panel's rows as a figure of the one gnuplot driver (tools/gnuplot.hpp):
-// theory solid (RS-unstable points open circles, the line broken there), bayes dashed,
-// replica-at-the-markers' alpha crosses, Monte Carlo filled points with error bars; the 1RSB
-// fixed point dashed where it converged (open triangles where it did not, no line through them),
-// ERM extrapolated to D = inf filled squares with error bars; one colour per series.
+// theory as lines (solid; RS-unstable points open circles, the line broken there), bayes dashed,
+// the replica at the markers' alpha a short horizontal line at each marker, Monte Carlo filled
+// points with error bars (wide caps); the 1RSB fixed point dashed where it converged (open
+// triangles where it did not, no line through them), ERM extrapolated to D = inf filled squares
+// with error bars; one colour per series. A theory point missing from a curve's grid (its fixed
+// point did not converge) is named in a note; on a log y axis, RS-unstable theory values far above
+// everything else are drawn as an arrow at the top edge with their value.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "tools/figures_rows.hpp"
@@ -65,8 +71,7 @@ void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& 
     }
     const std::string& s = g.first;
     if (s == "theory") {
-      // A curve broken by RS-unstable points also marks its stable points (a lone one stays visible).
-      if (!unstable.points.empty()) line.style = gnuplot::Style::LinePoints;
+      // A curve broken by RS-unstable points stays a line (a lone stable point: a short one).
       fig.series.push_back(line);
       if (!unstable.points.empty()) fig.series.push_back(unstable);
     } else if (s == "bayes") {
@@ -84,8 +89,8 @@ void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& 
       line.title += " (ERM extrapolated to D = inf)";
       fig.series.push_back(line);
     } else if (s == "replica") {
-      line.style = gnuplot::Style::Crosses;
-      line.title += " (replica, finite alpha)";
+      line.style = gnuplot::Style::Dashes;
+      line.title += " (replica at the markers' alpha)";
       fig.series.push_back(line);
     } else {
       line.style = gnuplot::Style::ErrorBars;
@@ -97,6 +102,50 @@ void draw_panel(const Panel& panel, const std::vector<Row>& rows, const Params& 
   for (const auto& s : fig.series)
     for (const auto& p : s.points) any = any || !std::isnan(p[0]);
   if (!any) throw std::runtime_error("figures: panel " + panel.name + " has nothing to draw");
+
+  // Theory points missing from a curve (the fixed point did not converge there, so the run wrote
+  // no value): named in a note, per series, over the x grid the panel's theory curves share.
+  std::string xname = "x";
+  for (const auto& run : panel.runs)
+    if (run.source == "theory") {
+      xname = run.x.substr(0, run.x.find('*'));
+      break;
+    }
+  std::set<double> grid;
+  std::map<std::string, std::set<double>> have;
+  for (const auto& r : rows)
+    if (r.source == "theory") {
+      grid.insert(r.x);
+      have[r.series].insert(r.x);
+    }
+  for (const auto& kv : have) {
+    std::string missing;
+    int n = 0;
+    for (double x : grid)
+      if (!kv.second.count(x) && x > *kv.second.begin() && x < *kv.second.rbegin()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", x);
+        missing += (n++ ? ", " : "") + std::string(buf);
+      }
+    if (n > 0)
+      fig.notes.push_back(kv.first + ": no theory point at " + xname + " = " + missing +
+                          " (the fixed point did not converge)");
+  }
+  // On a log y axis, RS-unstable theory values above the decade that holds everything else
+  // (markers with their error bars, stable theory, references) would squeeze the rest: the axis
+  // ends at that decade and those values become arrows at the top edge, labelled.
+  if (panel.logy) {
+    double top = 0, unstable_top = 0;
+    for (const auto& r : rows) {
+      const double hi = r.y + (std::isfinite(r.se) && r.source != "theory" ? r.se : 0.0);
+      if (r.source == "theory" && r.stable == 0) unstable_top = std::max(unstable_top, r.y);
+      else if (std::isfinite(hi)) top = std::max(top, hi);
+    }
+    if (top > 0 && unstable_top > 0) {
+      const double decade = std::pow(10.0, std::ceil(std::log10(top) - 1e-9));
+      if (unstable_top > decade) fig.ymax = decade;
+    }
+  }
   gnuplot::draw(fig, png);
 }
 

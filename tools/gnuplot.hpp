@@ -6,6 +6,7 @@
 // only inside a single-quoted gnuplot string, so no text from a user or a file runs as code.
 #pragma once
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,14 @@ enum class Style {
   DashedLinePoints,  // dashed line with filled triangles (a second theory, e.g. 1RSB)
   OpenTriangles,     // open triangles (a theory point that did not converge)
   SquareErrorBars,   // filled squares with error bars (an extrapolated simulation; se = third value)
+  Dashes,            // a short horizontal line at each point (a theory value at a marker's x)
 };
+// Simulation markers (ErrorBars, SquareErrorBars) have wide caps, so an error bar shorter than the
+// marker still shows its extent. A lone point of a Line or DashedLine series (between two breaks)
+// is drawn as a short horizontal line, so theory stays a line.
 
 struct Series {
-  std::string title;  // legend entry, literal text
+  std::string title;  // legend entry, literal text; empty: no legend entry
   Style style = Style::Line;
   int color = 0;      // index into the palette; -1: black
   // (x, y, se) per point, drawn in this order; a point with a NaN x breaks a line.
@@ -41,10 +46,12 @@ struct Series {
 
 enum class Key { TopRight, Below };
 
-// A heat map of z over (x, y) with contour lines; NaN z: blank cell.
+// A heat map of z over (x, y) with black contour lines labelled by their level; NaN z: a grey
+// cell (no value). The colour bar is labelled `z`.
 struct HeatMap {
   Label z;
   bool diverging = false;  // palette blue-white-red centred on 0 with symmetric contour levels
+                           // (else a sequential dark-blue-to-yellow palette)
   std::vector<std::array<double, 3>> cells;  // (x, y, z), sorted by y then x
 };
 
@@ -56,6 +63,11 @@ struct Figure {
   bool pad = false;  // linear axes fit the data with a small margin (markers at the ends stay visible)
   Key key = Key::TopRight;
   std::vector<Series> series;
+  // y range (NaN: automatic). A value outside it is not drawn: an arrow at that edge of the plot
+  // points past it, labelled with the value (so nothing leaves the axes unmarked).
+  double ymin = NAN, ymax = NAN;
+  // Lines of literal text printed inside the plot, bottom left (e.g. what is missing and why).
+  std::vector<std::string> notes;
   bool heat = false;  // draw `heat_map` instead of the series
   HeatMap heat_map;
 };

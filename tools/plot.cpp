@@ -46,10 +46,28 @@ gnuplot::Label label_of(const std::string& col) {
       {"nu", "signal strength {/Symbol n}"},      {"gamma", "ridge {/Symbol g}"},
       {"c", "c = p/n"},                           {"L", "sequence length L"},
       {"snr", "||{/Symbol m}||^2"},               {"delta", "noise variance {/Symbol D}"},
-      {"test_error", "test error (excess)"},       {"risk", "population risk"},
-      {"error", "interpolation error"},           {"train_error", "training error"}};
+      {"test_error", "test error (excess over {/Symbol D})"}, {"risk", "population risk"},
+      {"error", "interpolation error"},           {"train_error", "training error"},
+      {"error_ridge", "ridge interpolation error"}, {"bayes_risk", "Bayes risk"}};
   auto it = names.find(col);
   return it == names.end() ? gnuplot::Label{col, false} : gnuplot::Label{it->second, true};
+}
+
+// `text` shown literally inside gnuplot enhanced text (its special characters escaped).
+std::string escape_enhanced(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (std::string("_^{}@&~\\").find(ch) != std::string::npos) out += "\\";
+    out += ch;
+  }
+  return out;
+}
+
+// "a minus b" of two labels (enhanced text if either is; a literal one is then escaped).
+gnuplot::Label minus(const gnuplot::Label& a, const gnuplot::Label& b) {
+  const bool enhanced = a.enhanced || b.enhanced;
+  auto text = [&](const gnuplot::Label& l) { return enhanced && !l.enhanced ? escape_enhanced(l.text) : l.text; };
+  return {text(a) + " minus " + text(b), enhanced};
 }
 
 }  // namespace
@@ -173,7 +191,7 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
   if (!opt.diff.empty()) {
     auto colon = opt.diff.find(':'), dash = opt.diff.find('-', colon == std::string::npos ? 0 : colon);
     if (colon == std::string::npos || dash == std::string::npos)
-      throw InputError("--plot-diff: expected COL:A-B, got '" + opt.diff + "'");
+      throw InputError(opt.flag_prefix + "diff: expected COL:A-B, got '" + opt.diff + "'");
     diff_col = opt.diff.substr(0, colon);
     diff_a = opt.diff.substr(colon + 1, dash - colon - 1);
     diff_b = opt.diff.substr(dash + 1);
@@ -191,7 +209,7 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
         break;
       }
   }
-  if (ycols.empty()) throw InputError("plot: say which column to plot (--plot-y)");
+  if (ycols.empty()) throw InputError("plot: say which column to plot (" + opt.flag_prefix + "y)");
   for (const auto& y : ycols) need(y);
   const bool heat = !opt.z.empty() || !by.empty() || !diff_col.empty() ||
                     (swept.size() >= 2 && distinct(data.col(swept[1])) >= 5);
@@ -201,7 +219,7 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
         by = s;
         break;
       }
-    if (by.empty()) throw InputError("plot: a heat map needs a second swept parameter (--plot-by)");
+    if (by.empty()) throw InputError("plot: a heat map needs a second swept parameter (" + opt.flag_prefix + "by)");
   }
   auto is_log = [&](const std::string& c) {
     if (std::find(hints.log_axes.begin(), hints.log_axes.end(), c) != hints.log_axes.end()) return true;
@@ -262,9 +280,19 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
     }
     fig.heat = true;
     fig.heat_map.diverging = !diff_col.empty() || zc2 >= 0;
+    // The colour bar says what is coloured: the quantity, and for a difference which minus which.
     fig.heat_map.z = label_of(z);
-    if (!diff_col.empty()) fig.heat_map.z = {z + " (" + diff_a + " - " + diff_b + ")", false};
-    if (zc2 >= 0) fig.heat_map.z = {data.columns[zc] + " - " + data.columns[zc2], false};
+    if (!diff_col.empty())
+      fig.heat_map.z = {label_of(z).enhanced ? label_of(z).text + ", " + escape_enhanced(diff_a) + " minus " +
+                                                   escape_enhanced(diff_b)
+                                             : z + ", " + diff_a + " minus " + diff_b,
+                        label_of(z).enhanced};
+    if (zc2 >= 0) fig.heat_map.z = minus(label_of(data.columns[zc]), label_of(data.columns[zc2]));
+    bool blank = false;
+    for (const auto& c : fig.heat_map.cells) blank = blank || !std::isfinite(c[2]);
+    if (blank)
+      fig.notes.push_back(std::string("grey: no value (") + (conv >= 0 ? "did not converge" : "not a number") +
+                          (flag >= 0 ? " or " + hints.flag_label : "") + ")");
     fig.y = label_of(by);
     fig.logy = is_log(by);
     return fig;

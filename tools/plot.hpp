@@ -32,6 +32,9 @@ struct PlotOptions {
   std::string x, y, z, by;  // override the automatic choice (columns)
   std::string diff;         // "COL:A-B": plot z of rows with COL=A minus rows with COL=B
   std::string title;
+  // How the caller spells these options, for error messages: "--plot-" (--plot on a subcommand:
+  // --plot-y, --plot-by) or "--" (`saddle plot`: --y, --by).
+  std::string flag_prefix = "--plot-";
 };
 
 struct CsvData {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -134,4 +135,56 @@ TEST_CASE("gnuplot: text is a quoted string, never code", "[tools][plot]") {
   CHECK(gnuplot::quoted("it's") == "'it''s'");
   CHECK(gnuplot::quoted("a\nb") == "'a b'");
   CHECK(gnuplot::quoted("|touch x") == "'|touch x'");
+}
+
+// Errors name the flags of the command that draws: --plot-y with --plot on a subcommand, --y in
+// `saddle plot` (issue 32).
+TEST_CASE("plot: errors name the caller's own flags", "[tools][plot]") {
+  TempCsv f("# saddle 1\n# sweep: beta\nbeta,label\n0.5,a\n1,b\n");
+  const CsvData d = read_csv(f.str());
+  PlotOptions opt;  // no y column the plot knows by name
+  CHECK_THROWS_WITH(plot_figure(d, PlotHints{}, opt), Contains("--plot-y"));
+  opt.flag_prefix = "--";
+  CHECK_THROWS_WITH(plot_figure(d, PlotHints{}, opt), Contains("(--y)"));
+  opt.diff = "nocolon";
+  CHECK_THROWS_WITH(plot_figure(d, PlotHints{}, opt), Contains("--diff:"));
+}
+
+// A heat map says what its colour bar shows (both columns of a difference) and what a blank
+// (grey) cell means.
+TEST_CASE("plot: heat-map colour bar label and the note on blank cells", "[tools][plot]") {
+  std::string text = "# saddle 1\n# sweep: c, gamma\nc,gamma,error,error_ridge,converged\n";
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j)
+      text += std::to_string(0.5 + i) + "," + std::to_string(j + 1) + ",0.3,0.2," + (i == 2 && j == 2 ? "0" : "1") + "\n";
+  TempCsv f(text);
+  PlotOptions opt;
+  opt.z = "error-error_ridge";
+  const gnuplot::Figure fig = plot_figure(read_csv(f.str()), PlotHints{}, opt);
+  REQUIRE(fig.heat);
+  CHECK(fig.heat_map.diverging);
+  CHECK_THAT(fig.heat_map.z.text, Contains("interpolation error minus ridge interpolation error"));
+  REQUIRE(fig.notes.size() == 1);
+  CHECK_THAT(fig.notes[0], Contains("grey") && Contains("did not converge"));
+  std::size_t blank = 0;
+  for (const auto& c : fig.heat_map.cells) blank += std::isnan(c[2]) ? 1 : 0;
+  CHECK(blank == 1);
+}
+
+// Every style, a value above ymax (arrow and label), a lone point of a line and notes give a
+// script gnuplot accepts (a PNG is written).
+TEST_CASE("gnuplot: clipped values, lone points, dashes and notes draw", "[tools][plot]") {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) return;  // tests/cli checks gnuplot
+  gnuplot::Figure fig;
+  fig.logy = true;
+  fig.ymax = 10;
+  fig.notes = {"linear: no theory point at alpha = 4 (the fixed point did not converge)"};
+  fig.series.push_back({"theory", gnuplot::Style::Line, 0, {{1, 1, 0}, {2, 0.8, 0}, {NAN, NAN, NAN}, {3, 0.7, 0}}});
+  fig.series.push_back({"unstable", gnuplot::Style::OpenCircles, 0, {{2.5, 12.96, 0}}});
+  fig.series.push_back({"replica", gnuplot::Style::Dashes, 1, {{1, 1.05, 0}, {3, 0.72, 0}}});
+  fig.series.push_back({"simulation", gnuplot::Style::ErrorBars, 1, {{1, 1.1, 0.01}, {3, 0.71, 0.02}}});
+  fig.series.push_back({"", gnuplot::Style::DashedLine, -1, {{1, 0.5, 0}, {3, 0.4, 0}}});
+  TempCsv png("");
+  gnuplot::draw(fig, png.str());
+  CHECK(std::filesystem::file_size(png.path) > 1000);
 }
