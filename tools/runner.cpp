@@ -29,6 +29,7 @@
 #include "solver/interrupt.hpp"
 #include "solver/parallel.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/file_io.hpp"
 #include "tools/grid_files.hpp"
 
 namespace saddle {
@@ -105,7 +106,7 @@ class Progress {
 std::string canonical_command_line() {
   static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
                                                    "--plot-x", "--plot-y", "--plot-z", "--plot-by",
-                                                   "--plot-diff", "--plot-title"};
+                                                   "--plot-diff", "--plot-title", "--plot-timeout"};
   static const std::vector<std::string> flags{"--resume", "--no-progress"};
   const auto& a = command_args();
   std::string s;
@@ -135,6 +136,11 @@ void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
   sub->add_option("--plot-diff", o.diff, "Plot: 'COL:A-B' draws z of rows with COL=A minus rows with COL=B")
       ->group("Output");
   sub->add_option("--plot-title", o.title, "Plot: title")->group("Output");
+  sub->add_option("--plot-timeout", o.timeout,
+                  "Plot: seconds gnuplot may take, in (0, 86400]; then it is stopped and saddle exits with code 4 "
+                  "(the CSV is complete)")
+      ->capture_default_str()
+      ->group("Output");
 }
 }  // namespace
 
@@ -147,7 +153,9 @@ void write_table(const CsvTable& table, const std::string& out, const TablePlot&
   data.comments.push_back("# saddle");
   data.columns = table.columns();
   data.rows = table.rows();
-  plot_csv(data, hints, p.options, p.png);
+  plot_after_output(data, hints, p.options, p.png,
+                    std::to_string(data.rows.size()) + " rows " +
+                        (out.empty() || out == "-" ? std::string("on stdout") : "in '" + out + "'"));
 }
 
 void add_run_options(CLI::App* sub, RunOptions& r) {
@@ -180,7 +188,14 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   std::size_t total_rows = 0;
   for (const Chain& c : job.chains) total_rows += c.size;
   check_grid_points(static_cast<double>(total_rows));
-  if (!r.plot.empty()) check_writable(r.plot, "--plot");
+  // Outputs (tools/file_io.hpp): absent or regular files, --plot not the --out file; the figure's
+  // columns, gnuplot and a temporary directory before anything is computed.
+  check_writable(r.out, "--out");
+  if (!r.plot.empty()) {
+    file_io::check_output(r.plot, "--plot", false);
+    file_io::check_distinct(r.plot, "--plot", r.out, "--out");
+  }
+  check_plot_request(r.plot, job.columns, job.sweep, job.plot, r.plot_options);
   const ChainCache cache(r.cache_dir, job);  // creates the directory, or refuses
   int rank = 0, nranks = 1;
 #ifdef SADDLE_HAVE_MPI
@@ -200,8 +215,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   bool already_complete = false;
   std::size_t first = lo;  // first chain still to compute
   if (r.resume && rank == 0) {
-    std::ifstream probe(r.out);
-    if (probe) {
+    if (file_io::is_regular(r.out)) {  // (check_writable refused anything else)
       previous = read_resume(r.out, header, already_complete);
       std::size_t rows = 0, k = lo;
       while (k < hi && rows + job.chains[k].size <= previous.size()) rows += job.chains[k++].size;
@@ -419,7 +433,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     data.comments.assign(header.begin(), header.end() - 1);
     data.columns = job.columns;
     for (const auto& l : all_lines) data.rows.push_back(split(l, ','));
-    plot_csv(data, job.plot, r.plot_options, r.plot);
+    plot_after_output(data, job.plot, r.plot_options, r.plot, std::to_string(written) + " rows in " + where);
   }
 }
 
