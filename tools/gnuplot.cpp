@@ -71,7 +71,13 @@ void run_gnuplot(const std::string& script_path, const std::string& png, TempFil
   std::string arg0 = "gnuplot", arg1 = script_path;
   char* argv[] = {&arg0[0], &arg1[0], nullptr};
   pid_t pid = 0;
-  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
+  // Its own process group, so that a time limit stops whatever it started too.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (spawn_rc != 0)
     throw InputError("plot: cannot run gnuplot (install gnuplot-nox): " + std::string(std::strerror(spawn_rc)));
@@ -84,6 +90,7 @@ void run_gnuplot(const std::string& script_path, const std::string& png, TempFil
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
     if (std::chrono::steady_clock::now() >= deadline || interrupt_requested()) {
+      ::kill(-pid, SIGKILL);  // the group (gnuplot and anything it started)
       ::kill(pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }

@@ -433,7 +433,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     data.comments.assign(header.begin(), header.end() - 1);
     data.columns = job.columns;
     for (const auto& l : all_lines) data.rows.push_back(split(l, ','));
-    plot_after_output(data, job.plot, r.plot_options, r.plot, std::to_string(written) + " rows in " + where);
+    plot_after_output(data, job.plot, r.plot_options, r.plot,
+                      std::to_string(written) + " rows " + (file ? "in " + where : std::string("on stdout")));
   }
 }
 
