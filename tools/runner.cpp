@@ -41,6 +41,7 @@ using namespace grid_files;
 volatile std::sig_atomic_t g_signal = 0;
 extern "C" void on_stop_signal(int sig) {
   g_signal = sig;
+  request_interrupt();        // the chains in progress stop at their next poll (lock-free atomic)
   std::signal(sig, SIG_DFL);  // a second signal ends the process at once
 }
 
