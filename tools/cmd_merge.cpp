@@ -154,7 +154,7 @@ void register_plot(CLI::App& app) {
   auto p = std::make_shared<PlotCli>();
   CLI::App* sub = app.add_subcommand("plot", "Draw a PNG figure from a saddle CSV (gnuplot)");
   sub->add_option("csv", p->csv, "Input CSV written by saddle")->required();
-  sub->add_option("--out", p->out, "Output PNG")->required();
+  sub->add_option("--out", p->out, "Output PNG (absent or a regular file, not the input)")->required();
   sub->add_option("--x", p->opt.x, "x column (default: the parameter with most values)");
   sub->add_option("--y", p->opt.y, "y column(s), comma-separated");
   sub->add_option("--z", p->opt.z, "Heat-map column (2-D sweep)");

@@ -129,7 +129,7 @@ std::string canonical_command_line() {
 
 namespace {
 void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
-  sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot)")->group("Output");
+  sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot; absent or a regular file, not --out)")->group("Output");
   sub->add_option("--plot-x", o.x, "Plot: x column (default: the longest sweep)")->group("Output");
   sub->add_option("--plot-y", o.y, "Plot: y column(s), comma-separated")->group("Output");
   sub->add_option("--plot-z", o.z, "Plot: heat-map column of a 2-D sweep (or colA-colB)")->group("Output");
