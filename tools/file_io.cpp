@@ -120,7 +120,8 @@ void check_output(const std::string& path, const std::string& what, bool allow_s
     if (S_ISDIR(st.st_mode)) throw InputError(what + ": '" + path + "' is a directory");
     if (!S_ISREG(st.st_mode))
       throw InputError(what + ": '" + path + "' is " + kind_of_mode(st.st_mode) +
-                       ", not a regular file (saddle writes only regular files)");
+                       ", not a regular file (saddle writes only regular files" +
+                       (allow_stdout ? std::string("; '-' or no ") + what + " for stdout)" : std::string(")")));
     if (::access(path.c_str(), W_OK) != 0) throw InputError(what + ": '" + path + "' is not writable");
     return;
   }
