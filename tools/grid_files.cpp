@@ -140,9 +140,11 @@ std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::
 
 std::vector<std::string> read_resume(const std::string& path, const std::vector<std::string>& header,
                                      bool& complete) {
+  std::ifstream f(path);
+  if (!f) throw InputError("--resume: cannot read '" + path + "'");
   std::vector<std::string> lines;
   std::string line;
-  const std::string all = file_io::read_text(path, "--resume");  // a regular file, bounded
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::istringstream in(all);
   while (std::getline(in, line)) lines.push_back(line);
   if (!all.empty() && all.back() != '\n' && !lines.empty()) lines.pop_back();  // torn last line

@@ -216,7 +216,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   bool already_complete = false;
   std::size_t first = lo;  // first chain still to compute
   if (r.resume && rank == 0) {
-    if (file_io::is_regular(r.out)) {  // (check_writable refused anything else)
+    std::ifstream probe(r.out);  // a regular file or absent: check_writable refused anything else
+    if (probe) {
       previous = read_resume(r.out, header, already_complete);
       std::size_t rows = 0, k = lo;
       while (k < hi && rows + job.chains[k].size <= previous.size()) rows += job.chains[k++].size;
