@@ -8,6 +8,7 @@
 
 #include "equations/slr_replica_channel.hpp"
 #include "equations/slr_replica_draw.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace slr {
@@ -78,6 +79,10 @@ ChannelSums sums_preint(const ReplicaSetting& set, const double* P, const SobolG
       key_max<L>(st, chis, noise.data(), dr);
   };
   for (int i = 0; i < n; ++i) {
+    // An interrupt (SIGINT/SIGTERM, solver/interrupt.hpp) ends the sum at once: the caller's
+    // iteration stops at its next poll and the interrupted curve is dropped, so a partial sum is
+    // never used. Polled, not thrown: this may run inside an OpenMP task.
+    if (interrupt_requested()) break;
     const double* u = pts.point(rep, i);
     z_side<L>(st, u[0], u[1], u + 2, dr);
     base.setZero();

@@ -6,6 +6,7 @@
 
 #include "equations/slr_replica_channel.hpp"
 #include "equations/slr_replica_draw.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace slr {
@@ -27,6 +28,8 @@ ChannelSums sums_sampled(const ReplicaSetting& set, const double* P, const Sobol
   dr.in.V_k = st.V_k;
   dr.in.V_v = st.V_v;
   for (int i = 0; i < n; ++i) {
+    // An interrupt ends the sum at once (as in slr_replica_preint.cpp: the partial sum is dropped).
+    if ((i & 255) == 0 && interrupt_requested()) break;
     const double* u = pts.point(rep, i);
     int off;
     if (set.task == Task::Spiked) {

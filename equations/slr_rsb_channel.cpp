@@ -12,6 +12,7 @@
 
 #include "equations/slr_rsb.hpp"
 #include "integrators/special.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace slr {
@@ -153,6 +154,9 @@ void accumulate(const RsbSetting& set, const State& S, double share, const Sobol
   in.V_v = S.V[1];
   VecL<L> w0c, w0z, dmc, dqc, dmz, dqz;  // outer fields and their derivatives in (m, q0)
   for (int i = 0; i < n_out; ++i) {
+    // An interrupt ends the sum at once (the caller's iteration stops at its next poll and the
+    // interrupted curve is dropped; polled, not thrown: this may run inside an OpenMP task).
+    if (interrupt_requested()) break;
     const double* u = outer.point(rep, i);
     double wgt = 1.0;
     int off;

@@ -69,7 +69,7 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
     SolverOptions slow = opt.solver;
     slow.method = Method::Damped;
     slow.mix = opt.retry_mix;
-    slow.max_iter = opt.retry_max_iter;
+    slow.max_iter = retry_iterations(opt);  // bounded by --max-iter too
     slow.stall_window = std::max(opt.solver.stall_window, 100);
     SolveResult again = solve_in_domain(sys, start, slow);
     again.summary.iterations += sr.summary.iterations;

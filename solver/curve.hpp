@@ -43,8 +43,8 @@ struct CurveOptions {
   // at most this; an accepted replicate is a valid warm start.
   double stall_accept = 1e-2;
   // A replicate that is not accepted is solved again from the same start with a damped iteration
-  // of mix retry_mix (at most retry_max_iter iterations, stall window >= 100); the better of the
-  // two is kept.
+  // of mix retry_mix (at most retry_iterations() iterations, stall window >= 100); the better of
+  // the two is kept.
   bool retry = false;
   double retry_mix = 0.2;
   int retry_max_iter = 1500;
@@ -60,6 +60,17 @@ struct CurveOptions {
   // point without a Jacobian.
   bool map_radius = false;
 };
+
+// Iterations of the damped retry: retry_max_iter, and at most kRetryPerMaxIter x the solver's
+// max_iter, so that --max-iter bounds the retry too (the defaults, 300 and 1500, are unchanged).
+constexpr int kRetryPerMaxIter = 5;
+inline int retry_iterations(int retry_max_iter, int max_iter) {
+  const long long cap = static_cast<long long>(kRetryPerMaxIter) * max_iter;
+  return static_cast<int>(cap < retry_max_iter ? cap : retry_max_iter);
+}
+inline int retry_iterations(const CurveOptions& opt) {
+  return retry_iterations(opt.retry_max_iter, opt.solver.max_iter);
+}
 
 enum class Stability { Unknown, Stable, Marginal, Unstable };
 std::string to_string(Stability s);  // "unknown", "stable", "marginal", "unstable"

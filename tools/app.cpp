@@ -83,6 +83,8 @@ int run_cli(const std::vector<std::string>& args, std::string* error_message) {
     return fail("saddle: error: " + one_line(e.what()), kExitBadInput);
   } catch (const StrictFailure& e) {
     return fail("saddle: error: " + one_line(e.what()), kExitStrict);
+  } catch (const LateFailure& e) {
+    return fail("saddle: error: " + one_line(e.what()), kExitLate);
   } catch (const Interrupted& e) {
     return fail("saddle: " + one_line(e.what()), kExitInterrupted);
   } catch (const std::bad_alloc&) {

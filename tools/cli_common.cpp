@@ -17,6 +17,7 @@
 #include "saddle_version.hpp"
 #include "tools/csv.hpp"
 #include "tools/number_text.hpp"
+#include "tools/file_io.hpp"
 
 namespace saddle {
 namespace {
@@ -350,19 +351,7 @@ double check_grid(std::initializer_list<std::size_t> sizes) {
 }
 
 void check_writable(const std::string& path, const std::string& what) {
-  if (path.empty() || path == "-") return;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) throw InputError(what + ": '" + path + "' is a directory");
-    if (::access(path.c_str(), W_OK) != 0) throw InputError(what + ": '" + path + "' is not writable");
-    return;
-  }
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(what + ": cannot write '" + path + "': no directory '" + dir + "'");
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw InputError(what + ": cannot write '" + path + "': the directory '" + dir + "' is not writable");
+  file_io::check_output(path, what, true);
 }
 
 namespace {
@@ -376,17 +365,7 @@ bool output_rank() { return output_rank_flag(); }
 
 void write_output(const std::string& path, const std::string& text) {
   if (!output_rank()) return;
-  if (path.empty() || path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw InputError("cannot write the output to stdout (disk full or closed?)");
-    return;
-  }
-  std::ofstream f(path);
-  if (!f) throw InputError("--out: cannot open '" + path + "' for writing");
-  f << text;
-  f.close();
-  if (!f) throw InputError("--out: error while writing '" + path + "' (disk full?)");
+  file_io::write_whole(path, text, "--out");
 }
 
 namespace {

@@ -29,10 +29,19 @@ struct InputError : std::runtime_error {
 };
 
 // Exit codes of `saddle` (README "Errors and exit codes"): 0 ok, 1 a validation disagreement (or
-// an internal error), 2 bad input, 3 a point did not converge under --strict, 130 interrupted
-// (SIGINT) after writing every complete chain.
-constexpr int kExitOk = 0, kExitValidation = 1, kExitBadInput = 2, kExitStrict = 3,
+// an internal error), 2 bad input, 3 a point did not converge under --strict, 4 a late failure
+// (the CSV is complete, its --plot figure could not be drawn), 130 interrupted (SIGINT) after
+// writing every complete chain.
+constexpr int kExitOk = 0, kExitValidation = 1, kExitBadInput = 2, kExitStrict = 3, kExitLate = 4,
               kExitInterrupted = 130;
+
+// A failure after the result was written (exit 4): the CSV is complete (the message says where),
+// only what came after it (the --plot figure) failed. Everything checkable is checked before
+// computing, so this is what only the end can tell: gnuplot failing or running out of time, a
+// full disk for the PNG.
+struct LateFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Thrown by the runner under --strict at the first unconverged point (exit 3), after the rows
 // computed so far are written.
@@ -56,13 +65,16 @@ void check_grid_points(double points, const std::string& what = "the grid");
 double check_grid(std::initializer_list<std::size_t> sizes);
 
 // Throws InputError (naming `what`) when `path` cannot be written: its directory is missing or
-// not writable, or it exists and is not a writable regular file. Creates nothing.
+// not writable, or it exists and is not a writable regular file (a directory, FIFO, device or
+// socket is refused: tools/file_io.hpp). Creates nothing. "" and "-" (stdout) pass.
 void check_writable(const std::string& path, const std::string& what);
 // Writes `text` to `path` (stdout when empty or "-"); throws InputError when it cannot be written
 // completely (a missing directory, a full disk, a closed stdout).
 // Under MPI only rank 0 writes (set_output_rank(false) on the others, tools/saddle.cpp): every
 // rank runs a command that is not a grid run (its result is the same), and write_output and the
 // plots do nothing on the others, so a table is written once.
+// completely (a missing directory, a full disk, a closed stdout). A file is written whole through
+// a temporary file renamed onto it (tools/file_io.hpp): a failure leaves it as it was.
 void write_output(const std::string& path, const std::string& text);
 void set_output_rank(bool writes);
 bool output_rank();

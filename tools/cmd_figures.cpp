@@ -28,6 +28,8 @@
 #include "tools/cli_common.hpp"
 #include "tools/figures_rows.hpp"
 #include "tools/number_text.hpp"
+#include "tools/file_io.hpp"
+#include "tools/gnuplot.hpp"
 #include "tools/plot.hpp"
 
 namespace saddle {
@@ -113,6 +115,14 @@ void run_figures(const FigureOptions& o) {
   struct stat st;
   if (::stat(o.out.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError("figures: cannot create the output directory '" + o.out + "'");
+  // Before any panel is computed: its outputs are absent or regular files, gnuplot is there.
+  for (const Panel* panel : chosen) {
+    const std::string base = o.out + "/" + panel->name;
+    if (!o.redraw) file_io::check_output(base + ".csv", "figures", false);
+    file_io::check_output(base + ".png", "figures", false);
+  }
+  if (!o.redraw) file_io::check_output(o.out + "/summary.csv", "figures", false);
+  gnuplot::check_ready();
   const char* tmp_env = std::getenv("TMPDIR");
   std::string tmpl = std::string(tmp_env && *tmp_env ? tmp_env : "/tmp") + "/saddle_figures_XXXXXX";
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -167,8 +177,7 @@ void run_figures(const FigureOptions& o) {
   std::map<std::string, std::vector<std::string>> latest;
   const std::string summary_path = o.out + "/summary.csv";
   {
-    std::ifstream probe(summary_path);
-    if (probe) {
+    if (file_io::is_regular(summary_path)) {
       try {
         const CsvData old = read_csv(summary_path);
         if (old.columns == cols)

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "tools/cli_common.hpp"
+#include "tools/file_io.hpp"
+#include "tools/gnuplot.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -67,12 +69,18 @@ void write_table_checked(const CsvTable& table, const std::string& out, const Ta
   data.comments.push_back("# saddle");
   data.columns = table.columns();
   data.rows = table.rows();
-  plot_csv(data, hints, plot.options, plot.png);
+  plot_after_output(data, hints, plot.options, plot.png,
+                    std::to_string(data.rows.size()) + " rows " +
+                        (out.empty() || out == "-" ? std::string("on stdout") : "in '" + out + "'"));
 }
 
 void check_table_outputs(const std::string& out, const TablePlot& plot) {
   check_writable(out, "--out");
-  check_writable(plot.png, "--plot");
+  if (plot.png.empty()) return;
+  file_io::check_output(plot.png, "--plot", false);
+  file_io::check_distinct(plot.png, "--plot", out, "--out");
+  gnuplot::check_timeout(plot.options.timeout, "--plot-timeout");
+  gnuplot::check_ready();
 }
 
 void check_table_plot(const std::vector<std::string>& columns, const TablePlot& plot, const PlotHints& hints) {

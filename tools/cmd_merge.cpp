@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "tools/cli_common.hpp"
+#include "tools/file_io.hpp"
+#include "tools/gnuplot.hpp"
 #include "tools/grid_files.hpp"
 #include "tools/runner.hpp"
 
@@ -29,14 +31,15 @@ struct Part {
   std::vector<std::string> header, data;
 };
 
-Part read_part(const std::string& p) {
-  std::ifstream f(p);
-  if (!f) throw InputError("merge: cannot read '" + p + "'");
+// `rows`: data rows read so far from every part (all parts together are one run's grid, at most
+// kMaxGridPoints rows: the bound on what merge holds in memory).
+Part read_part(const std::string& p, std::size_t& rows) {
+  file_io::InputLines f(p, "merge");  // a regular file, bounded (tools/file_io.hpp)
   Part part;
   part.path = p;
   std::string line;
   bool in_header = true, complete = false;
-  while (std::getline(f, line)) {
+  while (f.next(line)) {
     if (line.rfind(kTimingPrefix, 0) == 0) {
       complete = true;
       break;
@@ -51,6 +54,9 @@ Part read_part(const std::string& p) {
       part.header.push_back(line);
       if (line.empty() || line[0] != '#') in_header = false;
     } else {
+      if (++rows > static_cast<std::size_t>(kMaxGridPoints))
+        throw InputError("merge: the parts hold more data rows than one run writes (" + fmt(kMaxGridPoints) +
+                         "), at '" + p + "'");
       part.data.push_back(line);
     }
   }
@@ -60,7 +66,7 @@ Part read_part(const std::string& p) {
   if (!part.has_shard) throw InputError("merge: '" + p + "' is not a shard output (no '# shard:' line)");
   if (!complete) throw InputError("merge: '" + p + "' is incomplete (no '# timing:' line); finish it with --resume");
   // Nothing may follow the timing line: a file with lines after it was edited or concatenated.
-  while (std::getline(f, line))
+  while (f.next(line))
     if (!line.empty())
       throw InputError("merge: '" + p + "' has lines after its '# timing:' line (edited or concatenated)");
   const std::size_t ncols = count_fields(part.header.back());
@@ -72,8 +78,11 @@ Part read_part(const std::string& p) {
 }
 
 void run_merge(const MergeCli& m) {
+  check_writable(m.out, "--out");
+  for (const auto& p : m.parts) file_io::check_distinct(m.out, "--out", p, "the part");
   std::vector<Part> parts;
-  for (const auto& p : m.parts) parts.push_back(read_part(p));
+  std::size_t rows_read = 0;
+  for (const auto& p : m.parts) parts.push_back(read_part(p, rows_read));
   if (parts.empty()) throw InputError("merge: no input files");
   const int N = parts[0].shard.shard.count;
   if (static_cast<std::size_t>(N) > parts.size())
@@ -146,14 +155,21 @@ void register_plot(CLI::App& app) {
   p->opt.flag_prefix = "--";  // errors name this command's own flags (--y, --by, --diff)
   CLI::App* sub = app.add_subcommand("plot", "Draw a PNG figure from a saddle CSV (gnuplot)");
   sub->add_option("csv", p->csv, "Input CSV written by saddle")->required();
-  sub->add_option("--out", p->out, "Output PNG")->required();
+  sub->add_option("--out", p->out, "Output PNG (absent or a regular file, not the input)")->required();
   sub->add_option("--x", p->opt.x, "x column (default: the parameter with most values)");
   sub->add_option("--y", p->opt.y, "y column(s), comma-separated");
   sub->add_option("--z", p->opt.z, "Heat-map column (2-D sweep)");
   sub->add_option("--by", p->opt.by, "Second axis of the heat map");
   sub->add_option("--diff", p->opt.diff, "'COL:A-B': z of rows with COL=A minus rows with COL=B");
   sub->add_option("--title", p->opt.title, "Title");
-  sub->callback([p] { plot_csv(read_csv(p->csv), PlotHints{}, p->opt, p->out); });
+  sub->add_option("--timeout", p->opt.timeout, "Seconds gnuplot may take, in (0, 86400]; then it is stopped")
+      ->capture_default_str();
+  sub->callback([p] {
+    file_io::check_output(p->out, "--out", false);
+    file_io::check_distinct(p->out, "--out", p->csv, "the input");
+    gnuplot::check_timeout(p->opt.timeout, "--timeout");
+    plot_csv(read_csv(p->csv), PlotHints{}, p->opt, p->out);
+  });
 }
 
 }  // namespace saddle

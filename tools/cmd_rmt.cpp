@@ -226,6 +226,7 @@ struct HermiteCli {
 };
 
 void run_hermite(const HermiteCli& o) {
+  check_writable(o.out, "--out");
   const auto acts = rmt_cli::activations(o.activation);
   CsvTable table({"activation", "a0", "a1", "a2", "nu", "sigma2", "kappa_d"});
   table.setting("model", "Hermite data of f (docs/equations/rmt.md §3, probabilists' convention); a0 is "

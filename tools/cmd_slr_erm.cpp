@@ -170,8 +170,8 @@ void run_erm(const ErmCli& o) {
                             " starts=" + std::to_string(o.starts) + " then Newton");
   table.setting("solver", describe(opt) +
                               " stall_accept=" + fmt(o.stall_accept) +
-                              (o.no_retry ? "" : "; failed replicates retried damped mix=0.2 "
-                                                 "max_iter=1500"));
+                              (o.no_retry ? "" : "; failed replicates retried damped mix=0.2 max_iter=" +
+                                                     std::to_string(retry_iterations(slr::ReplicaCurveOptions().retry_max_iter, opt.max_iter))));
   table.setting("continuation",
                 "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
                 "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts");

@@ -99,7 +99,8 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
   table.setting("solver", describe(job.solver) + " stall_accept=" + fmt(job.stall_accept) +
                               (job.retry ? "; failed replicates retried damped mix=" +
                                                fmt(defaults.retry_mix) + " max_iter=" +
-                                               std::to_string(defaults.retry_max_iter)
+                                               std::to_string(retry_iterations(defaults.retry_max_iter,
+                                                                               job.solver.max_iter))
                                          : ""));
   table.setting("continuation",
                 "informed: backward from the largest alpha; uninformed: forward from the smallest; "

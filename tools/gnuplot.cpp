@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +20,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/file_io.hpp"
 
 extern char** environ;
 
@@ -41,7 +46,8 @@ class TempFiles {
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     const int fd = ::mkstemp(buf.data());
-    if (fd < 0) throw InputError("plot: cannot create a temporary file in '" + pattern + "'");
+    if (fd < 0)
+      throw InputError("plot: cannot create a temporary file '" + pattern + "' (TMPDIR): " + std::strerror(errno));
     ::close(fd);
     paths_.emplace_back(buf.data());
     return paths_.back();
@@ -51,44 +57,66 @@ class TempFiles {
   std::vector<std::string> paths_;
 };
 
-// Runs `gnuplot script` with stdout into `png` (opened here) and stderr into a temporary file;
-// throws InputError with gnuplot's first message if it fails or writes nothing. A failed PNG is
-// removed.
-void run_gnuplot(const std::string& script_path, const std::string& png, TempFiles& tmp) {
-  const int out_fd = ::open(png.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (out_fd < 0)
-    throw InputError("plot: cannot write '" + png + "': " + std::strerror(errno));
+// Runs `gnuplot script` with stdout into a temporary file beside `png` (tools/file_io.hpp),
+// renamed onto it when gnuplot succeeded, and stderr into a temporary file; throws InputError
+// with gnuplot's first message if it fails or writes nothing, or when it runs longer than
+// `timeout` seconds (it is killed). A failure leaves `png` as it was.
+void run_gnuplot(const std::string& script_path, const std::string& png, TempFiles& tmp, double timeout) {
+  file_io::OutputFile out(png, "plot");
   const std::string err_path = tmp.make("stderr");
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, out.fd(), 1);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0);
   std::string arg0 = "gnuplot", arg1 = script_path;
   char* argv[] = {&arg0[0], &arg1[0], nullptr};
   pid_t pid = 0;
-  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, nullptr, argv, environ);
+  // Its own process group, so that a time limit stops whatever it started too.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  const int spawn_rc = ::posix_spawnp(&pid, "gnuplot", &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  if (spawn_rc == 0)
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  struct stat st {};
-  const bool wrote = ::fstat(out_fd, &st) == 0 && st.st_size > 0;
-  ::close(out_fd);
-  if (spawn_rc != 0) {
-    ::unlink(png.c_str());
+  if (spawn_rc != 0)
     throw InputError("plot: cannot run gnuplot (install gnuplot-nox): " + std::string(std::strerror(spawn_rc)));
+  // Wait, at most `timeout` seconds (and not past an interrupt): then the child is killed.
+  int status = 0;
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  for (long nap_us = 500;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() >= deadline || interrupt_requested()) {
+      ::kill(-pid, SIGKILL);  // the group (gnuplot and anything it started)
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      killed = true;
+      break;
+    }
+    ::usleep(static_cast<useconds_t>(nap_us));
+    nap_us = std::min(nap_us * 2, 20000L);
   }
-  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && wrote;
+  if (killed && interrupt_requested()) throw Interrupted("interrupted while gnuplot was drawing '" + png + "'");
+  if (killed) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", timeout);
+    throw InputError("plot: gnuplot did not finish '" + png + "' within " + buf +
+                     " s (--plot-timeout) and was stopped");
+  }
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.size() > 0;
   if (!ok) {
-    ::unlink(png.c_str());
     std::ifstream ef(err_path);
     std::string line, msg;
     while (std::getline(ef, line) && msg.size() < 200)
       if (line.find_first_not_of(" \t^") != std::string::npos) msg += (msg.empty() ? "" : " | ") + line;
     throw InputError("plot: gnuplot failed writing '" + png + "'" + (msg.empty() ? "" : ": " + msg));
   }
+  out.commit();
 }
 
 std::string label(const Label& l) { return quoted(l.text) + (l.enhanced ? "" : " noenhanced"); }
@@ -146,7 +174,7 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
-void draw(const Figure& fig, const std::string& png) {
+void draw(const Figure& fig, const std::string& png, double timeout) {
   TempFiles tmp;
   std::ostringstream gp;
   gp << "set terminal pngcairo size " << fig.width << "," << fig.height << " enhanced font 'Sans,13'\n";
@@ -316,7 +344,30 @@ void draw(const Figure& fig, const std::string& png) {
     sf << gp.str();
     if (!sf) throw InputError("plot: cannot write the gnuplot script '" + script_path + "'");
   }
-  run_gnuplot(script_path, png, tmp);
+  run_gnuplot(script_path, png, tmp, timeout);
+}
+
+void check_timeout(double timeout, const std::string& what) {
+  if (!(timeout > 0.0 && timeout <= kMaxTimeout))
+    throw InputError(what + ": must be in (0, " + std::to_string(static_cast<int>(kMaxTimeout)) + "] seconds");
+}
+
+void check_ready() {
+  // gnuplot on PATH, as posix_spawnp looks for it (an unset PATH: the system default).
+  const char* env = std::getenv("PATH");
+  const std::string path = env ? env : "/usr/local/bin:/bin:/usr/bin";
+  bool found = false;
+  for (const std::string& dir : split(path, ':')) {
+    const std::string f = (dir.empty() ? "." : dir) + "/gnuplot";
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(f.c_str(), X_OK) == 0) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) throw InputError("plot: gnuplot is not installed or not on PATH (install gnuplot-nox)");
+  TempFiles probe;  // its data and script go to $TMPDIR (or /tmp): usable?
+  probe.make("probe");
 }
 
 }  // namespace gnuplot

@@ -72,10 +72,22 @@ struct Figure {
   HeatMap heat_map;
 };
 
-// Writes `png` (opened by saddle, created or truncated); throws InputError if it cannot be
-// written, gnuplot is missing or fails (with gnuplot's first message), or there is nothing to
-// draw. A failed PNG is removed; no temporary file is left behind.
-void draw(const Figure& figure, const std::string& png);
+// Seconds gnuplot may take for one figure (--plot-timeout) before it is killed, and the largest
+// limit accepted.
+constexpr double kDefaultTimeout = 60.0, kMaxTimeout = 86400.0;
+
+// Writes `png` (a temporary file beside it, renamed onto it when complete: tools/file_io.hpp);
+// throws InputError if it cannot be written (not a regular file), gnuplot is missing, fails (with
+// gnuplot's first message) or takes longer than `timeout` seconds (then it is killed), or there
+// is nothing to draw, and Interrupted when interrupted meanwhile. A failure leaves `png` as it was
+// and no temporary file behind.
+void draw(const Figure& figure, const std::string& png, double timeout = kDefaultTimeout);
+
+// Before computing what a figure shows: throws InputError when gnuplot is not on PATH or no
+// temporary file can be made in $TMPDIR (or /tmp).
+void check_ready();
+// Throws InputError naming `what` unless 0 < timeout <= kMaxTimeout.
+void check_timeout(double timeout, const std::string& what);
 
 // A gnuplot single-quoted string holding `text` literally (for tests of the quoting).
 std::string quoted(const std::string& text);

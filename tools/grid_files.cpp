@@ -16,6 +16,7 @@
 #include "saddle_version.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/csv.hpp"
+#include "tools/file_io.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -274,9 +275,13 @@ std::string ChainCache::path(const std::string& full_key) const {
 bool ChainCache::load(const std::string& chain_key, std::size_t rows, std::vector<std::string>& lines) const {
   if (!enabled()) return false;
   const std::string full = prefix_ + chain_key;
-  std::ifstream f(path(full));
-  if (!f) return false;
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string text;
+  try {  // only a regular file of bounded size (a FIFO planted there never blocks)
+    if (!file_io::is_regular(path(full))) return false;
+    text = file_io::read_text(path(full), "--cache", std::size_t(1) << 28);
+  } catch (const InputError&) {
+    return false;
+  }
   const std::string want = full + "\n--\n";
   if (text.compare(0, want.size(), want) != 0) return false;
   std::istringstream rest(text.substr(want.size()));

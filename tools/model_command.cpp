@@ -129,7 +129,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   copt.map_radius = true;
   std::string curve = "stall_accept=" + fmt(o.stall_accept) +
                       (o.no_retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
-                                             " max_iter=" + std::to_string(copt.retry_max_iter));
+                                             " max_iter=" + std::to_string(retry_iterations(copt)));
   if (refinement)
     curve += "; refinement: target_se=" + fmt(copt.target_se) + " max_refine=" + std::to_string(o.max_refine) +
              (hooks.stability ? (o.refine_unstable ? " (all points)" : " (points not unstable)") : "") +

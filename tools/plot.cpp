@@ -17,6 +17,7 @@
 #include "tools/cli_common.hpp"
 #include "tools/csv.hpp"
 #include "tools/number_text.hpp"
+#include "tools/file_io.hpp"
 #include "tools/gnuplot.hpp"
 
 namespace saddle {
@@ -114,9 +115,7 @@ int CsvData::col(const std::string& name) const {
 }
 
 CsvData read_csv(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError("cannot read '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string text = file_io::read_text(path, "plot");  // a regular file, bounded (tools/file_io.hpp)
   CsvData d;
   std::string error;
   const std::string why = parse_csv(
@@ -146,11 +145,75 @@ CsvData read_csv(const std::string& path) {
 
 void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png) {
   if (!output_rank()) return;  // MPI: rank 0 draws (tools/cli_common.hpp)
-  gnuplot::draw(plot_figure(data, hints, opt), png);
+  gnuplot::draw(plot_figure(data, hints, opt), png, opt.timeout);
+}
+
+void check_plot_options(const std::vector<std::string>& columns, const std::vector<std::string>& sweep,
+                        const PlotHints& hints, const PlotOptions& opt) {
+  auto has = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
+  auto need = [&](const std::string& c) {
+    if (!has(c)) throw InputError("plot: no column '" + c + "' in the data");
+  };
+  if (!opt.x.empty()) need(opt.x);
+  if (!opt.diff.empty()) {
+    const auto colon = opt.diff.find(':');
+    const auto dash = opt.diff.find('-', colon == std::string::npos ? 0 : colon);
+    if (colon == std::string::npos || dash == std::string::npos)
+      throw InputError("--plot-diff: expected COL:A-B, got '" + opt.diff + "'");
+    need(opt.diff.substr(0, colon));
+  }
+  std::vector<std::string> ycols;
+  if (!opt.y.empty()) {
+    ycols = split(opt.y, ',');
+  } else if (!hints.y.empty()) {
+    ycols = hints.y;
+  } else {
+    for (const auto& y : kDefaultY)
+      if (has(y)) {
+        ycols.push_back(y);
+        break;
+      }
+  }
+  if (ycols.empty()) throw InputError("plot: say which column to plot (--plot-y)");
+  for (const auto& y : ycols) need(y);
+  if (!opt.z.empty()) {
+    if (!has(opt.z) && opt.z.find('-') != std::string::npos) {
+      need(opt.z.substr(0, opt.z.find('-')));
+      need(opt.z.substr(opt.z.find('-') + 1));
+    } else {
+      need(opt.z);
+    }
+  }
+  if (!opt.by.empty()) need(opt.by);
+  const bool heat = !opt.z.empty() || !opt.by.empty() || !opt.diff.empty();
+  if (heat && opt.by.empty() && !sweep.empty()) {
+    bool other = false;
+    for (const auto& s : sweep) other = other || s != opt.x;
+    if (!other || (opt.x.empty() && sweep.size() < 2))
+      throw InputError("plot: a heat map needs a second swept parameter (--plot-by)");
+  }
+}
+
+void check_plot_request(const std::string& png, const std::vector<std::string>& columns,
+                        const std::vector<std::string>& sweep, const PlotHints& hints, const PlotOptions& opt) {
+  if (png.empty()) return;
+  gnuplot::check_timeout(opt.timeout, "--plot-timeout");
+  check_plot_options(columns, sweep, hints, opt);
+  gnuplot::check_ready();
+}
+
+void plot_after_output(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png,
+                       const std::string& written) {
+  try {
+    plot_csv(data, hints, opt, png);
+  } catch (const InputError& e) {
+    throw LateFailure(std::string(e.what()) + "; the CSV is complete (" + written + "), only the figure is missing");
+  }
 }
 
 gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, const PlotOptions& opt) {
   if (data.rows.empty()) throw InputError("plot: no rows to plot");
+  check_plot_options(data.columns, {}, hints_in, opt);
   PlotHints hints = hints_in;
   if (hints.flag_column.empty() && data.col("rs_stability") >= 0) {  // `saddle plot` of slr erm
     hints.flag_column = "rs_stability";

@@ -35,6 +35,7 @@ struct PlotOptions {
   // How the caller spells these options, for error messages: "--plot-" (--plot on a subcommand:
   // --plot-y, --plot-by) or "--" (`saddle plot`: --y, --by).
   std::string flag_prefix = "--plot-";
+  double timeout = gnuplot::kDefaultTimeout;  // seconds gnuplot may take (--plot-timeout)
 };
 
 struct CsvData {
@@ -43,7 +44,10 @@ struct CsvData {
   std::vector<std::vector<std::string>> rows;
   int col(const std::string& name) const;  // -1 if absent
 };
-// Reads a CSV written by saddle; throws InputError if it is not one (no header, ragged rows).
+// Largest number of cells (rows x columns) read_csv takes: a 1e6-point grid of 64 columns.
+constexpr std::size_t kMaxCsvCells = 64000000;
+// Reads a CSV written by saddle; throws InputError if it is not one (no header, ragged rows),
+// or not a regular file, or larger than saddle writes (tools/file_io.hpp, kMaxCsvCells).
 CsvData read_csv(const std::string& path);
 
 // The header line naming the swept parameter columns, "# sweep: a, b" (written by the runner,
@@ -59,8 +63,24 @@ std::vector<std::string> swept_parameters(const CsvData& data, const PlotHints& 
 // The figure plot_csv draws (axes, curves, styles), without drawing it.
 gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints, const PlotOptions& opt);
 
-// Writes `png` from the data; throws InputError if gnuplot is missing or fails.
+// Writes `png` from the data; throws InputError if gnuplot is missing, fails or runs out of time
+// (opt.timeout).
 void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& opt,
               const std::string& png);
+
+// What can be checked of a figure before its data exist (InputError otherwise): the columns the
+// options name (x, y, z, by, the column of --plot-diff and its COL:A-B form), that there is a y
+// column, and, when `sweep` (the swept columns that vary) is given, that a heat map has a second
+// axis. plot_figure makes the same checks, with the same messages.
+void check_plot_options(const std::vector<std::string>& columns, const std::vector<std::string>& sweep,
+                        const PlotHints& hints, const PlotOptions& opt);
+// Before computing a table that `png` (empty: no figure) will show: check_plot_options, the
+// --plot-timeout, and that gnuplot and a temporary directory are there (gnuplot::check_ready).
+void check_plot_request(const std::string& png, const std::vector<std::string>& columns,
+                        const std::vector<std::string>& sweep, const PlotHints& hints, const PlotOptions& opt);
+// plot_csv after the CSV was written completely: a failure is a LateFailure (exit 4) whose
+// message says the CSV is complete (`written`, e.g. "12 rows in 'r.csv'").
+void plot_after_output(const CsvData& data, const PlotHints& hints, const PlotOptions& opt, const std::string& png,
+                       const std::string& written);
 
 }  // namespace saddle

@@ -33,6 +33,7 @@
 #include "solver/parallel.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/csv.hpp"
+#include "tools/file_io.hpp"
 #include "tools/grid_files.hpp"
 #include "tools/number_text.hpp"
 
@@ -189,7 +190,7 @@ void (*StopSignals::install(int sig))(int) {
 std::string canonical_command_line() {
   static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
                                                    "--plot-x", "--plot-y", "--plot-z", "--plot-by",
-                                                   "--plot-diff", "--plot-title"};
+                                                   "--plot-diff", "--plot-title", "--plot-timeout"};
   static const std::vector<std::string> flags{"--resume", "--no-progress"};
   const auto& a = command_args();
   std::string s;
@@ -211,7 +212,7 @@ std::string canonical_command_line() {
 
 namespace {
 void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
-  sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot)")->group("Output");
+  sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot; absent or a regular file, not --out)")->group("Output");
   sub->add_option("--plot-x", o.x, "Plot: x column (default: the longest sweep)")->group("Output");
   sub->add_option("--plot-y", o.y, "Plot: y column(s), comma-separated")->group("Output");
   sub->add_option("--plot-z", o.z, "Plot: heat-map column of a 2-D sweep (or colA-colB)")->group("Output");
@@ -219,6 +220,11 @@ void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
   sub->add_option("--plot-diff", o.diff, "Plot: 'COL:A-B' draws z of rows with COL=A minus rows with COL=B")
       ->group("Output");
   sub->add_option("--plot-title", o.title, "Plot: title")->group("Output");
+  sub->add_option("--plot-timeout", o.timeout,
+                  "Plot: seconds gnuplot may take, in (0, 86400]; then it is stopped and saddle exits with code 4 "
+                  "(the CSV is complete)")
+      ->capture_default_str()
+      ->group("Output");
 }
 }  // namespace
 
@@ -231,7 +237,9 @@ void write_table(const CsvTable& table, const std::string& out, const TablePlot&
   data.comments.push_back("# saddle");
   data.columns = table.columns();
   data.rows = table.rows();
-  plot_csv(data, hints, p.options, p.png);
+  plot_after_output(data, hints, p.options, p.png,
+                    std::to_string(data.rows.size()) + " rows " +
+                        (out.empty() || out == "-" ? std::string("on stdout") : "in '" + out + "'"));
 }
 
 void add_run_options(CLI::App* sub, RunOptions& r) {
@@ -284,7 +292,14 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   std::size_t total_rows = 0;
   for (const Chain& c : job.chains) total_rows += c.size;
   check_grid_points(static_cast<double>(total_rows));
-  if (!r.plot.empty()) check_writable(r.plot, "--plot");
+  // Outputs (tools/file_io.hpp): absent or regular files, --plot not the --out file; the figure's
+  // columns, gnuplot and a temporary directory before anything is computed.
+  check_writable(r.out, "--out");
+  if (!r.plot.empty()) {
+    file_io::check_output(r.plot, "--plot", false);
+    file_io::check_distinct(r.plot, "--plot", r.out, "--out");
+  }
+  check_plot_request(r.plot, job.columns, job.sweep, job.plot, r.plot_options);
   const ChainCache cache(r.cache_dir, job);  // creates the directory, or refuses
   int rank = 0, nranks = 1;
 #ifdef SADDLE_HAVE_MPI
@@ -583,7 +598,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
       parse_csv_record(l, fields);  // written by join_row above: always a record
       data.rows.push_back(std::move(fields));
     }
-    plot_csv(data, job.plot, r.plot_options, r.plot);
+    plot_after_output(data, job.plot, r.plot_options, r.plot,
+                      std::to_string(written) + " rows " + (file ? "in " + where : std::string("on stdout")));
   }
 }
 

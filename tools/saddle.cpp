@@ -2,7 +2,7 @@
 // app and turns every input error into one line on stderr with exit code 2 (no partial CSV on
 // stdout); under MPI only rank 0 reports the error. Exit codes (README "Errors and exit codes"):
 // 0 ok, 1 validation disagreement or internal error, 2 bad input, 3 --strict and a point did not
-// converge, 130 interrupted by SIGINT/SIGTERM.
+// converge, 4 the CSV is complete but its --plot figure failed, 130 interrupted by SIGINT/SIGTERM.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>

@@ -208,3 +208,31 @@ def test_keyboard_interrupt_stops_a_long_sweep():
     print(f"KeyboardInterrupt {latency:.3f} s after SIGINT")
     # The module is usable again afterwards.
     assert len(saddle.ridge(alpha=1)) == 1
+
+
+def test_preint_point_bounded_by_max_iter_and_interruptible():
+    # Issue 28 item 5: a pre-integrated channel point whose replicates fail (linear attention at
+    # lambda = 0 past the interpolation threshold) used to run the damped retry's 1500 iterations
+    # whatever max_iter said (minutes); max_iter now bounds the retry too, and Ctrl-C reaches the
+    # channel sums of one iteration.
+    setting = dict(channel="preint", points=64, replicates=2, lambda_=0, alpha=2, activation="linear")
+    t0 = time.monotonic()
+    df = saddle.slr.erm(**setting, max_iter=2, threads=2)
+    took = time.monotonic() - t0
+    assert len(df) == 1
+    assert took < 60, f"max_iter=2 took {took:.1f} s"
+    fired = []
+
+    def interrupt():
+        fired.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(1.0, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            saddle.slr.erm(**setting, threads=2)  # minutes when not interrupted
+    finally:
+        timer.cancel()
+    latency = time.monotonic() - fired[0]
+    assert latency < 10, f"KeyboardInterrupt {latency:.1f} s after SIGINT"
