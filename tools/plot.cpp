@@ -159,7 +159,7 @@ void check_plot_options(const std::vector<std::string>& columns, const std::vect
     const auto colon = opt.diff.find(':');
     const auto dash = opt.diff.find('-', colon == std::string::npos ? 0 : colon);
     if (colon == std::string::npos || dash == std::string::npos)
-      throw InputError("--plot-diff: expected COL:A-B, got '" + opt.diff + "'");
+      throw InputError(opt.flag_prefix + "diff: expected COL:A-B, got '" + opt.diff + "'");
     need(opt.diff.substr(0, colon));
   }
   std::vector<std::string> ycols;
@@ -174,7 +174,7 @@ void check_plot_options(const std::vector<std::string>& columns, const std::vect
         break;
       }
   }
-  if (ycols.empty()) throw InputError("plot: say which column to plot (--plot-y)");
+  if (ycols.empty()) throw InputError("plot: say which column to plot (" + opt.flag_prefix + "y)");
   for (const auto& y : ycols) need(y);
   if (!opt.z.empty()) {
     if (!has(opt.z) && opt.z.find('-') != std::string::npos) {
@@ -190,7 +190,7 @@ void check_plot_options(const std::vector<std::string>& columns, const std::vect
     bool other = false;
     for (const auto& s : sweep) other = other || s != opt.x;
     if (!other || (opt.x.empty() && sweep.size() < 2))
-      throw InputError("plot: a heat map needs a second swept parameter (--plot-by)");
+      throw InputError("plot: a heat map needs a second swept parameter (" + opt.flag_prefix + "by)");
   }
 }
 
