@@ -148,6 +148,16 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   gnuplot::draw(plot_figure(data, hints, opt), png, opt.timeout);
 }
 
+// The columns to draw: --y, else the hints', else the first default column the data has.
+template <class Has>
+std::vector<std::string> y_columns(const PlotOptions& opt, const PlotHints& hints, const Has& has) {
+  if (!opt.y.empty()) return split(opt.y, ',');
+  if (!hints.y.empty()) return hints.y;
+  for (const auto& y : kDefaultY)
+    if (has(y)) return {y};
+  return {};
+}
+
 void check_plot_options(const std::vector<std::string>& columns, const std::vector<std::string>& sweep,
                         const PlotHints& hints, const PlotOptions& opt) {
   auto has = [&](const std::string& c) { return std::find(columns.begin(), columns.end(), c) != columns.end(); };
@@ -162,18 +172,7 @@ void check_plot_options(const std::vector<std::string>& columns, const std::vect
       throw InputError(opt.flag_prefix + "diff: expected COL:A-B, got '" + opt.diff + "'");
     need(opt.diff.substr(0, colon));
   }
-  std::vector<std::string> ycols;
-  if (!opt.y.empty()) {
-    ycols = split(opt.y, ',');
-  } else if (!hints.y.empty()) {
-    ycols = hints.y;
-  } else {
-    for (const auto& y : kDefaultY)
-      if (has(y)) {
-        ycols.push_back(y);
-        break;
-      }
-  }
+  std::vector<std::string> ycols = y_columns(opt, hints, has);
   if (ycols.empty()) throw InputError("plot: say which column to plot (" + opt.flag_prefix + "y)");
   for (const auto& y : ycols) need(y);
   if (!opt.z.empty()) {
@@ -260,18 +259,7 @@ gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, cons
     diff_b = opt.diff.substr(dash + 1);
     need(diff_col);
   }
-  std::vector<std::string> ycols;
-  if (!opt.y.empty()) {
-    ycols = split(opt.y, ',');
-  } else if (!hints.y.empty()) {
-    ycols = hints.y;
-  } else {
-    for (const auto& y : kDefaultY)
-      if (data.col(y) >= 0) {
-        ycols.push_back(y);
-        break;
-      }
-  }
+  std::vector<std::string> ycols = y_columns(opt, hints, [&](const std::string& c) { return data.col(c) >= 0; });
   if (ycols.empty()) throw InputError("plot: say which column to plot (" + opt.flag_prefix + "y)");
   for (const auto& y : ycols) need(y);
   const bool heat = !opt.z.empty() || !by.empty() || !diff_col.empty() ||
