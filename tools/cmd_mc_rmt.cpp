@@ -157,21 +157,39 @@ void run_mc_rmt(const McRmtCli& o) {
   for (const auto& s : settings)  // one chain per setting: its rows for every model and gamma
     job.chains.push_back({"act=" + s.act.name + ";c=" + fmt(s.c) + ";snr=" + fmt(s.snr),
                           wanted.size() * gammas.size()});
+  // The models of setting s that are written, in the simulation's order.
+  auto written_models = [=](const rmt::mc::SimSetting& s) {
+    std::vector<Model> out;
+    for (Model m : s.models)
+      if (std::find(wanted.begin(), wanted.end(), m) != wanted.end()) out.push_back(m);
+    return out;
+  };
+  // The leading fields of a row (source .. seed). The ridge baseline (Phi = X) has no activation
+  // and no weights: those cells are empty.
+  auto lead = [=](const rmt::mc::SimSetting& s, Model m, double gamma) {
+    const bool ridge = m == Model::Ridge;
+    return std::vector<std::string>{"mc", rmt::mc::to_string(m), std::to_string(s.n), std::to_string(s.p()),
+                                    fmt(s.c), fmt(gamma), fmt(s.snr), ridge ? "" : s.act.name,
+                                    ridge ? "" : rmt_cli::vec_text(s.wk), ridge ? "" : rmt_cli::vec_text(s.wq),
+                                    std::to_string(s.draws), std::to_string(s.seed)};
+  };
+  // Row k of chain ci, for --resume: models x gammas.
+  job.row_key = [=](std::size_t ci, std::size_t k) {
+    const rmt::mc::SimSetting& s = settings[ci];
+    return lead(s, written_models(s)[k / gammas.size()], gammas[k % gammas.size()]);
+  };
   job.run_chain = [=](std::size_t ci) {
     const rmt::mc::SimSetting& s = settings[ci];
     const rmt::mc::SimSummary sum = rmt::mc::simulate(s);
     std::vector<std::vector<std::string>> rows;
     for (std::size_t mi = 0; mi < s.models.size(); ++mi) {
       if (std::find(wanted.begin(), wanted.end(), s.models[mi]) == wanted.end()) continue;
-      // The ridge baseline (Phi = X) has no activation and no weights: those cells are empty.
-      const bool ridge = s.models[mi] == Model::Ridge;
       for (std::size_t k = 0; k < gammas.size(); ++k) {
-        std::vector<std::string> row{
-            "mc", rmt::mc::to_string(s.models[mi]), std::to_string(s.n), std::to_string(s.p()),
-            fmt(s.c), fmt(gammas[k]), fmt(s.snr), ridge ? "" : s.act.name,
-            ridge ? "" : rmt_cli::vec_text(s.wk), ridge ? "" : rmt_cli::vec_text(s.wq), std::to_string(s.draws), std::to_string(s.seed),
-            fmt(sum.error[mi][k].mean), fmt(sum.error[mi][k].se), fmt(sum.diff_ridge[mi][k].mean),
-            fmt(sum.diff_ridge[mi][k].se), fmt(sum.trace[mi][k].mean), fmt(sum.trace[mi][k].se)};
+        std::vector<std::string> row = lead(s, s.models[mi], gammas[k]);
+        for (const Estimate* e : {&sum.error[mi][k], &sum.diff_ridge[mi][k], &sum.trace[mi][k]}) {
+          row.push_back(fmt(e->mean));
+          row.push_back(fmt(e->se));
+        }
         for (std::size_t j = kFirstValue; j < row.size(); ++j)
           if (is_nonfinite_text(row[j])) throw overflow_error(s, s.models[mi]);
         rows.push_back(std::move(row));

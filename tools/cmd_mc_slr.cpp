@@ -366,6 +366,37 @@ void run_mc_slr(const McSlrCli& o) {
   if (o.run.threads > 0 && o.run.threads <= kMaxThreads) omp_set_num_threads(o.run.threads);
   const bool split_seed =
       slr::mc::seeds_leave_cores_idle(double(points.size()) * Ds.size() * o.seeds);
+  // The leading fields of a row (source .. seed_index): the point, the size and the seed.
+  const std::string init_text = population ? "" : slr::mc::to_string(eopt.init);
+  auto lead = [=](const Point& p, const std::string& D, const std::string& N, const std::string& idx) {
+    return std::vector<std::string>{"mc",
+                                    o.mode,
+                                    slr::to_string(p.set.task),
+                                    join_lengths(p.set.lengths),
+                                    fmt(p.set.nu),
+                                    population ? "" : fmt(p.lambda),
+                                    fmt(p.set.delta),
+                                    slr::to_string(p.set.activation),
+                                    fmt(p.set.erf_b),
+                                    init_text,
+                                    population ? "" : fmt(p.alpha),
+                                    D,
+                                    N,
+                                    idx};
+  };
+  auto sample_count = [=](const Point& p, int D) {
+    return population ? std::to_string(o.n_test) : std::to_string(std::max(1L, std::lround(p.alpha * D)));
+  };
+  // Row k of chain c, for --resume: per size, the mean row then (--per-seed) one row per seed;
+  // last (--extrapolate) the D = inf row.
+  const std::size_t rows_per_size = 1 + (o.per_seed ? static_cast<std::size_t>(o.seeds) : 0);
+  job.row_key = [=](std::size_t c, std::size_t k) {
+    const Point& p = points[c];
+    if (k >= Ds.size() * rows_per_size) return lead(p, "inf", "inf", "all");
+    const int D = Ds[k / rows_per_size];
+    const std::size_t j = k % rows_per_size;
+    return lead(p, std::to_string(D), sample_count(p, D), j == 0 ? "all" : std::to_string(j - 1));
+  };
   job.run_chain = [=](std::size_t c) {
     const Point& p = points[c];
     const std::size_t nD = Ds.size(), S = static_cast<std::size_t>(o.seeds);
@@ -382,21 +413,8 @@ void run_mc_slr(const McSlrCli& o) {
                                    : slr::mc::run_erm_seed(p.set, D, p.alpha, e, o.seed, idx);
     });
     auto common = [&](const std::string& D, const std::string& N, const std::string& idx, int nseeds) {
-      std::vector<std::string> row{"mc",
-                                   o.mode,
-                                   slr::to_string(p.set.task),
-                                   join_lengths(p.set.lengths),
-                                   fmt(p.set.nu),
-                                   population ? "" : fmt(p.lambda),
-                                   fmt(p.set.delta),
-                                   slr::to_string(p.set.activation),
-                                   fmt(p.set.erf_b),
-                                   population ? "" : slr::mc::to_string(eopt.init),
-                                   population ? "" : fmt(p.alpha),
-                                   D,
-                                   N,
-                                   idx,
-                                   std::to_string(nseeds)};
+      std::vector<std::string> row = lead(p, D, N, idx);
+      row.push_back(std::to_string(nseeds));
       if (population)
         for (double x : {p.mk, p.qk, p.mv, p.qv}) row.push_back(fmt(x));
       return row;
@@ -410,8 +428,7 @@ void run_mc_slr(const McSlrCli& o) {
       const int D = Ds[d];
       sums.push_back(slr::mc::summarize_seeds(res[d]));
       const Summary& Sm = sums.back();
-      const std::string N = population ? std::to_string(o.n_test)
-                                       : std::to_string(std::max(1L, std::lround(p.alpha * D)));
+      const std::string N = sample_count(p, D);
       auto row = common(std::to_string(D), N, "all", Sm.seeds);
       for (const auto& st : stats) {
         const Estimate& x = Sm.*(st.summary);

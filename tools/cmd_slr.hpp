@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "equations/slr_model.hpp"
+#include "equations/slr_replica.hpp"
 #include "tools/cli_common.hpp"
 
 namespace saddle {
@@ -30,6 +31,12 @@ SlrReplicaRules slr_replica_rules(slr::Task task);
 
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);
+
+// For --resume (GridJob::row_key) of a replica curve (`slr erm`, RS and 1RSB): the leading fields
+// (task, L, nu, lambda, delta, alpha, activation, init) of row k of setting s's chain, in the
+// curve's order: inits x alphas sorted ascending.
+std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
+                                         const std::vector<slr::ReplicaInit>& inits, std::size_t k);
 
 void register_slr_population(CLI::App& slr);  // tools/cmd_slr_population.cpp (docs/equations/slr_population.md §1-§3, §7a)
 void register_slr_erm(CLI::App& slr);         // tools/cmd_slr_erm.cpp (docs/equations/slr_replica.md §4, §7b)

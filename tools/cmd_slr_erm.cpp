@@ -223,12 +223,7 @@ void run_erm(const ErmCli& o) {
   // Row k of chain c (replica_curve's order: inits x sorted alphas).
   std::vector<double> sorted_alphas = alphas;
   std::sort(sorted_alphas.begin(), sorted_alphas.end());
-  job.row_key = [=](std::size_t c, std::size_t k) {
-    const ReplicaSetting& s = settings[c];
-    return std::vector<std::string>{to_string(task), length_key(replica_lengths(s)), fmt(s.nu), fmt(s.lambda),
-                                    fmt(s.delta), fmt(sorted_alphas[k % sorted_alphas.size()]),
-                                    to_string(s.activation), to_string(inits[k / sorted_alphas.size()])};
-  };
+  job.row_key = [=](std::size_t c, std::size_t k) { return replica_row_key(settings[c], sorted_alphas, inits, k); };
   job.run_chain = [=](std::size_t c) {
     const ReplicaSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;

@@ -154,6 +154,14 @@ void run_population(const PopulationCli& o) {
                               ";seed=" + std::to_string(o.seed),
                           1});
   }
+  // Row of chain c (one point per chain): its leading fields task, L, nu, activation (and m_k
+  // when given).
+  job.row_key = [=](std::size_t c, std::size_t) {
+    const Point& p = points[c];
+    std::vector<std::string> key{to_string(p.task), length_key(p.Ls), fmt(p.nu), to_string(p.act)};
+    if (fix_m) key.push_back(fmt(p.m_k));
+    return key;
+  };
   const long mc_samples = o.mc_samples;
   const unsigned long long seed = o.seed;
   const double refine = o.refine, m_k_max = o.m_k_max, b_max = o.b_max;

@@ -3,6 +3,7 @@
 // the RS columns of `slr erm` first (their 1RSB meaning in the header) and the 1RSB columns after.
 #include "tools/cmd_slr_rsb.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "equations/slr_rsb.hpp"
@@ -143,6 +144,12 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                            job.inits.size() * job.alphas.size()});
   const std::vector<double> alphas = job.alphas;
   const std::vector<ReplicaInit> inits = job.inits;
+  // Row k of chain c (rsb_curve's order: inits x sorted alphas).
+  std::vector<double> sorted_alphas = alphas;
+  std::sort(sorted_alphas.begin(), sorted_alphas.end());
+  grid.row_key = [=](std::size_t c, std::size_t k) {
+    return replica_row_key(settings[c].rs, sorted_alphas, inits, k);
+  };
   grid.run_chain = [=](std::size_t c) {
     const RsbSetting& s = settings[c];
     std::vector<std::vector<std::string>> rows;
