@@ -3,6 +3,7 @@
 
 #include <boost/math/special_functions/gamma.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -40,25 +41,36 @@ Extrapolation fit_power(const std::vector<SizePoint>& pts, double exponent) {
       throw std::invalid_argument("extrapolation: non-finite value or size");
     if (!(q.se > 0)) weighted = false;
   }
-  // Normal equations of y = a + b x, x = D^-p, weights w (1 unweighted).
-  double S = 0, Sx = 0, Sxx = 0, Sy = 0, Sxy = 0;
+  // Weighted least squares of y = a + b x, x = D^-p, weights w (1 unweighted), in centred sums:
+  // the textbook S Sxx - Sx^2 cancels to nothing when one weight dominates (a statistic nearly
+  // constant over the seeds of one size, e.g. loss_spread ~ 1e-18), the centred form does not.
   std::vector<double> x(n), w(n);
+  double S = 0, xbar = 0, ybar = 0;
   for (int i = 0; i < n; ++i) {
     x[i] = std::pow(pts[i].D, -exponent);
     w[i] = weighted ? 1.0 / (pts[i].se * pts[i].se) : 1.0;
     S += w[i];
-    Sx += w[i] * x[i];
-    Sxx += w[i] * x[i] * x[i];
-    Sy += w[i] * pts[i].value;
-    Sxy += w[i] * x[i] * pts[i].value;
   }
-  const double det = S * Sxx - Sx * Sx;
-  if (!(det > 1e-300 * S * Sxx)) throw std::invalid_argument("extrapolation needs two distinct sizes");
+  if (!std::isfinite(S)) {  // a standard error so small that 1/se^2 overflows: unweighted
+    weighted = false;
+    std::fill(w.begin(), w.end(), 1.0);
+    S = n;
+  }
+  for (int i = 0; i < n; ++i) {
+    xbar += w[i] / S * x[i];
+    ybar += w[i] / S * pts[i].value;
+  }
+  double Cxx = 0, Cxy = 0;  // sum w (x - xbar)^2, sum w (x - xbar)(y - ybar)
+  for (int i = 0; i < n; ++i) {
+    Cxx += w[i] * (x[i] - xbar) * (x[i] - xbar);
+    Cxy += w[i] * (x[i] - xbar) * (pts[i].value - ybar);
+  }
+  if (!(Cxx > 0) || !std::isfinite(Cxx)) throw std::invalid_argument("extrapolation needs two distinct sizes");
   Extrapolation e;
   e.exponent = exponent;
   e.weighted = weighted;
-  e.value = (Sxx * Sy - Sx * Sxy) / det;
-  e.slope = (S * Sxy - Sx * Sy) / det;
+  e.slope = Cxy / Cxx;
+  e.value = ybar - e.slope * xbar;
   e.dof = n - 2;
   double chi2 = 0;
   for (int i = 0; i < n; ++i) {
@@ -66,7 +78,7 @@ Extrapolation fit_power(const std::vector<SizePoint>& pts, double exponent) {
     chi2 += w[i] * r * r;
   }
   e.chi2 = chi2;
-  double var_a = Sxx / det;  // (X^T W X)^-1 [0][0]
+  double var_a = 1.0 / S + xbar * xbar / Cxx;  // (X^T W X)^-1 [0][0]
   if (!weighted) {  // unweighted: the residual variance is the error scale
     var_a *= e.dof > 0 ? chi2 / e.dof : 0.0;
     e.p_value = 1.0;

@@ -75,4 +75,11 @@ bad mc slr --restarts 2 --keep best
     { d = $c["q_v_aa"] - $c["q_v_ab"]; if (d < 0) d = -d;
       if (d > 1e-6 || $c["loss_spread"] > 1e-9) { print "q_v_aa " $c["q_v_aa"] " q_v_ab " $c["q_v_ab"]; exit 1 } }' \
   || { echo "FAIL: --restarts on a convex problem" >&2; exit 1; }
+# --restarts with --extrapolate: loss_spread is ~1e-18 +- 4e-18 at a size where every restart finds
+# the same minimum; the D = inf fit must still be made (it once failed: "two distinct sizes").
+"$S" mc slr --L 2 --alpha 1 --D 16,24 --seeds 3 --restarts 2 --extrapolate --no-progress \
+  | grep -v '^#' | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["D"] == "inf" { found = 1; if ($c["loss_spread"] == "" || $c["loss_spread"] ~ /nan/) exit 1 }
+    END { exit !found }' \
+  || { echo "FAIL: --restarts with --extrapolate" >&2; exit 1; }
 echo "mc_slr CLI: ok"

@@ -92,3 +92,21 @@ TEST_CASE("extrapolation: zero standard errors fall back to an unweighted fit; b
   CHECK_THROWS_AS(extrapolate({{200, 1.0, 0.1}, {200, 1.1, 0.1}}), std::invalid_argument);
   CHECK_THROWS_AS(extrapolate({{200, std::nan(""), 0.1}, {400, 1.1, 0.1}}), std::invalid_argument);
 }
+
+TEST_CASE("extrapolation: one size far more precise than the other (a near-constant statistic)",
+          "[mc][slr]") {
+  // mc slr --restarts 2 --extrapolate: loss_spread had se 4e-18 at D = 16 and 5e-4 at D = 24; the
+  // textbook determinant S Sxx - Sx^2 cancelled to zero and the run failed ("two distinct
+  // sizes"). Two sizes: the line through both points, var(a) = (x2^2 s1^2 + x1^2 s2^2) / (x2 - x1)^2
+  // (x = 1/D), an independent closed form.
+  const double s1 = 4e-18, s2 = 5e-4, y1 = 1e-17, y2 = 0.0021;
+  const double x1 = 1.0 / 16, x2 = 1.0 / 24;
+  const Extrapolation e = fit_power({{16, y1, s1}, {24, y2, s2}}, 1.0);
+  CHECK(e.weighted);
+  CHECK(e.value == Approx((y1 * x2 - y2 * x1) / (x2 - x1)).epsilon(1e-9));
+  CHECK(e.se == Approx(std::sqrt(x2 * x2 * s1 * s1 + x1 * x1 * s2 * s2) / std::abs(x2 - x1)).epsilon(1e-9));
+  // A standard error so small that 1/se^2 overflows: the fit is unweighted, still the same line.
+  const Extrapolation u = fit_power({{16, y1, 1e-170}, {24, y2, s2}}, 1.0);
+  CHECK(!u.weighted);
+  CHECK(u.value == Approx((y1 * x2 - y2 * x1) / (x2 - x1)).epsilon(1e-9));
+}
