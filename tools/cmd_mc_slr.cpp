@@ -310,6 +310,7 @@ void run_mc_slr(const McSlrCli& o) {
     }
   GridJob job;
   job.columns = cols;
+  for (const auto& s : stats) job.text_columns.push_back(std::string(s.name) + "_fit");  // "2/3"
   job.plot = mc_slr_hints();
   auto setting = [&](const std::string& k, const std::string& v) { job.settings.emplace_back(k, v); };
   setting("model", "SLR direct simulation (docs/equations/slr_population.md §1.5, docs/equations/slr_replica.md §6): feature-space sampling");

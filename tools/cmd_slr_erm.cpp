@@ -141,6 +141,7 @@ void run_erm(const ErmCli& o) {
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
                  "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "rs_reason", "jump_share",
                  "jump_share_se", "points", "path"};
+  job.text_columns = {"rs_stability", "rs_reason", "path"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (docs/equations/slr_replica.md §4); test_error (S7), "

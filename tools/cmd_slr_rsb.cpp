@@ -79,6 +79,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                   "symmetry", "x_parisi", "x_parisi_se", "dq_k", "dq_k_se", "dq_v", "dq_v_se",
                   "free_energy", "free_energy_se", "at0_eigenvalue", "at0_eigenvalue_se",
                   "inner_points", "inner_ess", "stein_gap", "x_edge"};
+  grid.text_columns = {"rs_stability", "path", "symmetry"};
   CsvTable table(grid.columns);
   table.setting("model",
                 "SLR ridge ERM, one-step replica-symmetry-broken (1RSB) fixed point at zero "

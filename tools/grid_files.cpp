@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "tools/cli_common.hpp"
 #include "tools/csv.hpp"
 #include "tools/file_io.hpp"
+#include "tools/number_text.hpp"
 #include "tools/runner.hpp"
 
 namespace saddle {
@@ -176,6 +178,9 @@ ResumeState read_resume(const std::string& path, const std::vector<std::string>&
   int conv_col = -1;
   for (std::size_t j = 0; j < job.columns.size(); ++j)
     if (job.columns[j] == "converged") conv_col = static_cast<int>(j);
+  std::vector<bool> text_column(job.columns.size(), false);
+  for (std::size_t j = 0; j < job.columns.size(); ++j)
+    text_column[j] = std::find(job.text_columns.begin(), job.text_columns.end(), job.columns[j]) != job.text_columns.end();
   std::string line;
   bool ended = false, too_long = false;
   std::size_t lineno = 0;
@@ -223,6 +228,14 @@ ResumeState read_resume(const std::string& path, const std::vector<std::string>&
           throw bad("has " + job.columns[j] + " = " + fields[j] + " where row " + std::to_string(k + 1) +
                     " of chain " + std::to_string(c) + " has " + job.columns[j] + " = " + want[j] +
                     " (rows out of place, or from another grid)");
+      // Past the key: numbers (or empty cells), but in the columns that hold text.
+      for (std::size_t j = want.size(); j < fields.size(); ++j) {
+        if (fields[j].empty() || text_column[j]) continue;
+        double v = 0;
+        const std::string why = parse_real(fields[j], &v);  // a written subnormal is out of range
+        if (!why.empty() && why != "beyond the range of a double")
+          throw bad("has " + job.columns[j] + " = '" + fields[j] + "' (a number expected)");
+      }
     }
     chain_rows.push_back(line);
     if (++k == job.chains[c].size) {

@@ -112,6 +112,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     for (const auto& n : vnames) job.columns.push_back(n + "_se");
   }
   job.columns.insert(job.columns.end(), {"map_radius", "repelling", "stalled", "path"});
+  job.text_columns = {"init", "path", "stability"};
   if (several_starts) job.columns.insert(job.columns.end(), {"preferred", "coexist"});
   if (hooks.stability) job.columns.push_back("stability");
   if (refinement) job.columns.push_back("level");

@@ -51,6 +51,9 @@ struct GridJob {
   // Optional, for --resume: the leading fields (the parameters, as written) of row k of chain c,
   // without computing it. Where given, every kept row is checked to sit at its place in the grid.
   std::function<std::vector<std::string>(std::size_t c, std::size_t k)> row_key;
+  // For --resume: the columns past the row key that hold text (a label, a verdict, a path). Every
+  // other cell past the row key must be a number (inf allowed) or empty, or the row is refused.
+  std::vector<std::string> text_columns;
   PlotHints plot;  // what a default plot shows
 };
 
