@@ -153,7 +153,7 @@ void run_figures(const FigureOptions& o) {
       }
       const auto t0 = std::chrono::steady_clock::now();
       PanelRuns runs = run_panel(panel, params[i], tmpdir, g_verbose);
-      Summary sum = write_panel_csv(panel, params[i], runs.rows, runs.commands, o.quick, base + ".csv");
+      Summary sum = write_panel_csv(panel, params[i], runs.rows, runs.gaps, runs.commands, o.quick, base + ".csv");
       draw_panel(panel, runs.rows, params[i], base + ".png");
       sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       sums.push_back(sum);

@@ -34,6 +34,9 @@ struct Row {  // one row of a panel CSV
 struct PanelRuns {
   std::vector<Row> rows;
   std::vector<std::string> commands;
+  // Theory points that were computed but did not converge (x, series, lambda; no y): a marker is
+  // never compared with a curve interpolated across them.
+  std::vector<Row> gaps;
 };
 PanelRuns run_panel(const Panel& panel, const Params& params, const std::string& tmpdir, bool verbose);
 
@@ -45,7 +48,7 @@ struct Summary {
 };
 // Compares the markers with their references (z), drops replica rows no marker uses, writes the
 // panel CSV to `path` and counts the summary.
-Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Row>& rows,
+Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Row>& rows, const std::vector<Row>& gaps,
                         const std::vector<std::string>& commands, bool quick, const std::string& path);
 // The rows of a panel CSV written before (for --redraw).
 std::vector<Row> read_panel_csv(const std::string& path);

@@ -174,7 +174,7 @@ std::vector<std::string> split_ws(const std::string& s) {
 }
 
 PanelRuns run_panel(const Panel& panel, const Params& params, const std::string& tmpdir, bool verbose) {
-  std::vector<Row> rows;
+  std::vector<Row> rows, gaps;
   std::map<std::vector<std::string>, std::string> done;  // argv -> CSV (a run shared by two entries runs once)
   std::vector<std::string> commands;
   for (const auto& run : panel.runs) {
@@ -260,25 +260,28 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
           if (c < 0) throw std::logic_error("figures: filter column missing: " + f);
           filters.emplace_back(c, substitute(f.substr(eq + 1), params, each));
         }
-      std::vector<Row> these;
+      std::vector<Row> these, gaps_these;
       for (const auto& r : d.rows) {
         bool keep = true;
         for (const auto& f : filters) keep = keep && r[f.first] == f.second;
         if (!keep) continue;
-        // A non-converged theory point is not drawn; a Monte Carlo row counts its converged seeds.
-        if (conv >= 0 && run.source != "mc" && r[conv] == "0") continue;
         Row row;
         row.source = run.source;
         row.series = label_for(run.series, d, r, params, each);
         std::replace(row.series.begin(), row.series.end(), ',', ';');  // the CSV has no quoting
         double xv, yv;
         if (xc >= 0 ? !to_number(r[xc], xv) : !std::isfinite(xv = each_x)) continue;
-        if (!to_number(r[yc], yv)) continue;
         row.x = xv * factor;
+        if (lam >= 0) row.lambda = r[lam];
+        // A non-converged theory point is not drawn (a gap of the curve); a Monte Carlo row counts
+        // its converged seeds.
+        if ((conv >= 0 && run.source != "mc" && r[conv] == "0") || !to_number(r[yc], yv)) {
+          if (run.source != "mc") gaps_these.push_back(row);
+          continue;
+        }
         row.y = yv;
         double sv;
         if (sc >= 0 && to_number(r[sc], sv)) row.se = sv;
-        if (lam >= 0) row.lambda = r[lam];
         if (alp >= 0 && run.source != "theory") row.alpha = r[alp];
         if (stab >= 0) row.stable = r[stab] == "unstable" ? 0 : 1;
         // Jumps of the proximal minimiser make the zero-temperature replicon infinite (the Hessian
@@ -301,7 +304,13 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
         }
         these.clear();
         for (const auto& kv : best) these.push_back(kv.second);
+        // A gap only where no row of the grid converged at that (series, x).
+        gaps_these.erase(std::remove_if(gaps_these.begin(), gaps_these.end(),
+                                        [&](const Row& g) { return best.count(std::make_pair(g.series, g.x)) > 0; }),
+                         gaps_these.end());
+        for (Row& g : gaps_these) g.lambda.clear();
       }
+      gaps.insert(gaps.end(), gaps_these.begin(), gaps_these.end());
       // The same (series, x) from a shared run (e.g. bayes_risk repeated per activation): once.
       for (const auto& r : these) {
         bool dup = false;
@@ -312,7 +321,7 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
       }
     }
   }
-  return {rows, commands};
+  return {rows, commands, gaps};
 }
 
 }  // namespace figures

@@ -22,17 +22,21 @@ namespace {
 std::string opt_num(double v) { return std::isfinite(v) ? fmt(v) : ""; }
 
 // Linear interpolation of the reference curve at x (exact match preferred; only that one when
-// exact_only); NaN outside.
-bool reference_at(const std::vector<const Row*>& pts, double x, double& y, double& se, int& stable,
-                  bool exact_only) {
+// exact_only); false outside the curve, and where x or a neighbour of x is a gap of the curve (a
+// point computed but not converged: nothing is interpolated across it).
+bool reference_at(const std::vector<const Row*>& pts, const std::vector<const Row*>& gaps, double x, double& y,
+                  double& se, int& stable, bool exact_only) {
+  auto same = [&](double a) { return std::fabs(a - x) <= 1e-9 * std::max(1.0, std::fabs(x)); };
   for (auto r : pts)
-    if (std::fabs(r->x - x) <= 1e-9 * std::max(1.0, std::fabs(x))) {
+    if (same(r->x)) {
       y = r->y;
       se = r->se;
       stable = r->stable;
       return true;
     }
   if (exact_only) return false;
+  for (auto g : gaps)
+    if (same(g->x)) return false;
   const Row* lo = nullptr;
   const Row* hi = nullptr;
   for (auto r : pts) {
@@ -40,6 +44,8 @@ bool reference_at(const std::vector<const Row*>& pts, double x, double& y, doubl
     if (r->x > x && (!hi || r->x < hi->x)) hi = r;
   }
   if (!lo || !hi) return false;
+  for (auto g : gaps)
+    if (g->x > lo->x && g->x < hi->x) return false;
   const double t = (x - lo->x) / (hi->x - lo->x);
   y = lo->y + t * (hi->y - lo->y);
   se = std::isfinite(lo->se) && std::isfinite(hi->se) ? std::max(lo->se, hi->se) : NAN;
@@ -47,21 +53,25 @@ bool reference_at(const std::vector<const Row*>& pts, double x, double& y, doubl
   return true;
 }
 
-void compare_markers(std::vector<Row>& rows) {
+void compare_markers(std::vector<Row>& rows, const std::vector<Row>& gaps) {
   for (auto& m : rows) {
     if (m.ref.empty()) continue;
     // The 1RSB reference: only a converged point at the marker's own alpha (the dashed curve is
     // broken at unconverged points, so nothing is interpolated across them).
     const bool rsb = m.ref == "rsb";
-    std::vector<const Row*> pts;
+    auto matches = [&](const Row& r) {
+      return r.source == m.ref && r.series == m.series &&
+             (r.lambda.empty() || m.lambda.empty() || r.lambda == m.lambda) &&
+             (r.alpha.empty() || m.alpha.empty() || r.source == "theory" || r.alpha == m.alpha);
+    };
+    std::vector<const Row*> pts, gap_pts;
     for (const auto& r : rows)
-      if (r.source == m.ref && r.series == m.series && (!rsb || r.stable == 1) &&
-          (r.lambda.empty() || m.lambda.empty() || r.lambda == m.lambda) &&
-          (r.alpha.empty() || m.alpha.empty() || r.source == "theory" || r.alpha == m.alpha))
-        pts.push_back(&r);
+      if (matches(r) && (!rsb || r.stable == 1)) pts.push_back(&r);
+    for (const auto& g : gaps)
+      if (matches(g)) gap_pts.push_back(&g);
     double y, se;
     int st;
-    if (!reference_at(pts, m.x, y, se, st, rsb)) continue;
+    if (!reference_at(pts, gap_pts, m.x, y, se, st, rsb)) continue;
     m.ref_y = y;
     m.stable = st;
     double var = std::isfinite(m.se) ? m.se * m.se : 0.0;
@@ -72,9 +82,9 @@ void compare_markers(std::vector<Row>& rows) {
 
 }  // namespace
 
-Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Row>& rows,
+Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Row>& rows, const std::vector<Row>& gaps,
                         const std::vector<std::string>& commands, bool quick, const std::string& path) {
-  compare_markers(rows);
+  compare_markers(rows, gaps);
   // Replica rows at lambda values no marker picked are not needed in the figure.
   rows.erase(std::remove_if(rows.begin(), rows.end(),
                             [&](const Row& r) {
