@@ -31,7 +31,6 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
   const std::vector<double> gammas = rmt_validation_gammas();
   const double snr = kRmtValidationSnr;
   std::vector<std::vector<RmtValidationRow>> per_case(cases.size());
-  std::vector<char> finished(cases.size(), 0);
   auto run_case = [&](std::size_t ci) {
     const RmtValidationCase& cs = cases[ci];
     SimSetting s;
@@ -85,23 +84,7 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
       }
     }
   };
-  std::size_t complete = 0;
-  const WorkShare work = current_work();  // progress: each case an equal part, its draws parts of it
-  try {
-    parallel_for(cases.size(), [&](std::size_t ci) {
-      check_interrupt();
-      {
-        WorkScope scope(work.part(1.0 / cases.size()));
-        run_case(ci);
-      }
-      check_interrupt();  // a case cut short by an interrupt is not complete
-      finished[ci] = 1;
-    });
-    complete = cases.size();
-  } catch (const std::exception&) {
-    if (!complete_cases || !interrupt_requested()) throw;
-    while (complete < cases.size() && finished[complete]) ++complete;
-  }
+  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case);
   if (complete_cases) *complete_cases = complete;
   std::vector<RmtValidationRow> rows;
   for (std::size_t ci = 0; ci < complete; ++ci) rows.insert(rows.end(), per_case[ci].begin(), per_case[ci].end());

@@ -412,7 +412,6 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
 
   // Cases in parallel (each one's seeds inside it), rows in case order.
   std::vector<std::vector<ValidationRow>> per_case(cases.size());
-  std::vector<char> finished(cases.size(), 0);
   auto run_case = [&](std::size_t ci) {
     const ValidationCase& c = cases[ci];
     std::vector<ValidationRow>& out = per_case[ci];
@@ -488,25 +487,9 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
     }
   };
   std::vector<ValidationRow> out;
-  std::size_t complete = 0;
-  // Progress (solver/interrupt.hpp): the replica curves count for nothing, each case for an equal
-  // part, its seeds for parts of that.
-  const WorkShare work = current_work();
-  try {
-    parallel_for(cases.size(), [&](std::size_t ci) {
-      check_interrupt();
-      {
-        WorkScope scope(work.part(1.0 / cases.size()));
-        run_case(ci);
-      }
-      check_interrupt();  // a case cut short by an interrupt is not complete
-      finished[ci] = 1;
-    });
-    complete = cases.size();
-  } catch (const std::exception&) {
-    if (!complete_cases || !interrupt_requested()) throw;
-    while (complete < cases.size() && finished[complete]) ++complete;
-  }
+  // Progress: the replica curves count for nothing, each case for an equal part, its seeds for
+  // parts of that.
+  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case);
   if (complete_cases) *complete_cases = complete;
   for (std::size_t ci = 0; ci < complete; ++ci) out.insert(out.end(), per_case[ci].begin(), per_case[ci].end());
   return out;

@@ -22,6 +22,9 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <vector>
+
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 
@@ -93,6 +96,33 @@ void parallel_for(std::size_t n, const F& body) {
     worker();
   }
   err.rethrow();
+}
+
+// Runs run_case(i) for the n cases of a validation (parallel_for), each an equal share of the
+// progress (solver/interrupt.hpp). Returns n. When the run is interrupted and `keep_complete`, it
+// returns instead how many leading cases completed (a case cut short by the interrupt is not
+// complete); any other exception, or an interrupt without `keep_complete`, is rethrown.
+template <class F>
+std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case) {
+  std::vector<char> finished(n, 0);
+  const WorkShare work = current_work();
+  try {
+    parallel_for(n, [&](std::size_t i) {
+      check_interrupt();
+      {
+        WorkScope scope(work.part(1.0 / n));
+        run_case(i);
+      }
+      check_interrupt();
+      finished[i] = 1;
+    });
+    return n;
+  } catch (const std::exception&) {
+    if (!keep_complete || !interrupt_requested()) throw;
+  }
+  std::size_t complete = 0;
+  while (complete < n && finished[complete]) ++complete;
+  return complete;
 }
 
 }  // namespace saddle
