@@ -5,13 +5,8 @@
 # and is resumed too; so is one stopped with SIGTERM (a batch system's time limit). All results must equal an uninterrupted run, timing lines aside.
 # Usage: interrupt_resume.sh /path/to/saddle
 set -u
-S="$1"
-fail=0
-tmp=$(mktemp -d)
-pid=""
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/signals.sh"
 ARGS=(rmt attention --c 0.1:4:24 --gamma 1e-6:1:40:log --snr 0,1 --nodes 400 --threads 1 --no-progress)
-body() { grep -v '^# timing:' "$1"; }
 rows() { grep -vc '^#' "$1" 2>/dev/null || echo 0; }  # data rows + the column header
 
 "$S" "${ARGS[@]}" --out "$tmp/ref.csv" || { echo "FAIL: reference run"; exit 1; }

@@ -12,29 +12,14 @@
 #   file with the timing line unless it is complete, and --resume then equals a clean run.
 # Usage: resume_mpi_stops.sh /path/to/saddle
 set -u
-S="$1"
-fail=0
-tmp=$(mktemp -d)
-pid=""
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-body() { grep -v '^# timing:' "$1"; }
+source "$(dirname "$0")/lib/signals.sh"
 ndata() { grep -vc '^#' "$1" 2>/dev/null || echo 0; }  # data rows + the column header
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # ---- a stop takes effect at once ----
 # The README's L = 2 example: two chains of 16 points, over 10 s on 2 threads.
 LONG=(slr erm --task spiked --L 2 --nu 2 --lambda 0.1 --alpha 0.5:8:16 --activation softmax,linear --threads 2
       --no-progress)
-"$S" "${LONG[@]}" --out "$tmp/long.csv" 2>"$tmp/long.err" &
-pid=$!
-sleep 2
-t0=$(now)
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-pid=""
-dt=$(elapsed "$t0")
+stop_after 2 INT "$tmp/long.err" "${LONG[@]}" --out "$tmp/long.csv"
 [ "$rc" -eq 130 ] || { echo "FAIL: SIGINT during a chain: exit $rc (130 expected): $(cat "$tmp/long.err")"; fail=1; }
 awk -v d="$dt" 'BEGIN { exit !(d < 5) }' || { echo "FAIL: SIGINT took ${dt} s to stop (a chain in progress must be cancelled)"; fail=1; }
 grep -q '^# timing:' "$tmp/long.csv" && { echo "FAIL: an interrupted run wrote the timing line"; fail=1; }
@@ -42,15 +27,7 @@ grep -q 'rows left' "$tmp/long.err" || { echo "FAIL: the interrupt message does 
 echo "note: SIGINT 2 s into slr erm stopped in ${dt} s"
 
 # SIGTERM on validate: the complete cases are kept, the file says it was interrupted.
-"$S" validate rmt --quick --threads 2 --out "$tmp/v.csv" 2>"$tmp/v.err" &
-pid=$!
-sleep 2
-t0=$(now)
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=""
-dt=$(elapsed "$t0")
+stop_after 2 TERM "$tmp/v.err" validate rmt --quick --threads 2 --out "$tmp/v.csv"
 if [ "$rc" -eq 130 ]; then
   [ -f "$tmp/v.csv" ] || { echo "FAIL: validate after SIGTERM wrote no file"; fail=1; }
   grep -q '^# interrupted:' "$tmp/v.csv" || { echo "FAIL: an interrupted validate file is not marked"; fail=1; }

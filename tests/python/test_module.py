@@ -189,22 +189,29 @@ def test_docstring_lists_parameters_and_equations():
     assert "nu" in inspect.signature(saddle.slr.population).parameters
 
 
-def test_keyboard_interrupt_stops_a_long_sweep():
-    # A sweep that would take far longer than the test: many slow ERM points on one thread.
+def interrupted_after(seconds, call):
+    """Sends SIGINT to this process `seconds` into call(), which must end in KeyboardInterrupt;
+    returns the time from the signal to the exception."""
     fired = []
 
     def interrupt():
         fired.append(time.monotonic())
         os.kill(os.getpid(), signal.SIGINT)
 
-    timer = threading.Timer(1.0, interrupt)
+    timer = threading.Timer(seconds, interrupt)
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            saddle.slr.erm(L=2, nu=2, alpha="0.5:8:400", activation="softmax", threads=1)
+            call()
     finally:
         timer.cancel()
-    latency = time.monotonic() - fired[0]
+    return time.monotonic() - fired[0]
+
+
+def test_keyboard_interrupt_stops_a_long_sweep():
+    # A sweep that would take far longer than the test: many slow ERM points on one thread.
+    latency = interrupted_after(
+        1.0, lambda: saddle.slr.erm(L=2, nu=2, alpha="0.5:8:400", activation="softmax", threads=1))
     print(f"KeyboardInterrupt {latency:.3f} s after SIGINT")
     # The module is usable again afterwards.
     assert len(saddle.ridge(alpha=1)) == 1
@@ -221,18 +228,6 @@ def test_preint_point_bounded_by_max_iter_and_interruptible():
     took = time.monotonic() - t0
     assert len(df) == 1
     assert took < 60, f"max_iter=2 took {took:.1f} s"
-    fired = []
-
-    def interrupt():
-        fired.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
-
-    timer = threading.Timer(1.0, interrupt)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            saddle.slr.erm(**setting, threads=2)  # minutes when not interrupted
-    finally:
-        timer.cancel()
-    latency = time.monotonic() - fired[0]
+    # minutes when not interrupted
+    latency = interrupted_after(1.0, lambda: saddle.slr.erm(**setting, threads=2))
     assert latency < 10, f"KeyboardInterrupt {latency:.1f} s after SIGINT"
