@@ -113,11 +113,13 @@ if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
          --replicates 4 --threads 1 --no-progress)
   "$S" "${MARGS[@]}" --out "$tmp/mref.csv" 2>/dev/null || { echo "FAIL: reference run (slr erm)"; fail=1; }
   total=$(($(ndata "$tmp/mref.csv") - 1))
-  for sig in TERM INT; do
+  # TERM, INT: to mpirun (its own exit code, 1 in OpenMPI 4.1); RANKS: SIGTERM to the rank
+  # processes (as srun or scancel --signal deliver it): the ranks' 130 is mpirun's exit code.
+  for sig in TERM INT RANKS; do
     "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" >"$tmp/m$sig.log" 2>&1 &
     pid=$!
     sleep 1.5
-    kill "-$sig" "$pid" 2>/dev/null
+    if [ "$sig" = RANKS ]; then kill -TERM $(cat /proc/"$pid"/task/*/children) 2>/dev/null; else kill "-$sig" "$pid" 2>/dev/null; fi
     wait "$pid"
     rc=$?
     pid=""
@@ -127,6 +129,7 @@ if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
       echo "note: mpirun SIG$sig came after the run had finished"
     else
       [ "$rc" -ne 0 ] || { echo "FAIL: mpirun SIG$sig: exit 0 without the timing line"; fail=1; }
+      [ "$sig" != RANKS ] || [ "$rc" -eq 130 ] || { echo "FAIL: SIGTERM to the ranks: mpirun exit $rc (130 expected)"; fail=1; }
       [ $((n % 6)) -eq 0 ] && [ "$n" -lt "$total" ] || { echo "FAIL: mpirun SIG$sig: $n rows (whole chains of 6 expected)"; fail=1; }
     fi
     "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" --resume >"$tmp/m$sig.log2" 2>&1 \
