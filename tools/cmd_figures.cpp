@@ -31,6 +31,8 @@
 #include "tools/file_io.hpp"
 #include "tools/gnuplot.hpp"
 #include "tools/plot.hpp"
+#include "tools/runner.hpp"
+#include "solver/interrupt.hpp"
 
 namespace saddle {
 namespace {
@@ -143,8 +145,13 @@ void run_figures(const FigureOptions& o) {
   };
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Summary> sums;
+  // SIGINT/SIGTERM: the run in progress is stopped, the panels written so far stay, the temporary
+  // directory goes, and the message says which panels are left (exit 130).
+  StopSignals signals;
+  std::size_t done_panels = 0;
   try {
     for (std::size_t i = 0; i < chosen.size(); ++i) {
+      check_interrupt();
       const Panel& panel = *chosen[i];
       const std::string base = o.out + "/" + panel.name;
       if (o.redraw) {  // the PNG again from the panel CSV written before (no computation)
@@ -157,6 +164,7 @@ void run_figures(const FigureOptions& o) {
       draw_panel(panel, runs.rows, params[i], base + ".png");
       sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       sums.push_back(sum);
+      ++done_panels;
       const auto& s = sums.back();
       if (g_verbose)
         std::fprintf(stderr, "[figures] %s: %.1f s, %zu markers, %zu compared where RS-stable, max |z| = %.2f%s\n",
@@ -164,6 +172,12 @@ void run_figures(const FigureOptions& o) {
                    s.compared_unstable ? (", " + std::to_string(s.compared_unstable) + " at RS-unstable points").c_str()
                                        : "");
     }
+  } catch (const Interrupted&) {
+    cleanup();
+    std::string left;
+    for (std::size_t i = done_panels; i < chosen.size(); ++i) left += (left.empty() ? "" : ", ") + chosen[i]->name;
+    throw Interrupted("figures: interrupted: " + std::to_string(done_panels) + " of " + std::to_string(chosen.size()) +
+                      " panels written to '" + o.out + "' (summary.csv not updated); not drawn: " + left);
   } catch (...) {
     cleanup();
     throw;

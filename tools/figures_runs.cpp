@@ -3,6 +3,7 @@
 // rows of the panel (tools/figures_rows.hpp) in long form: source, series, x, y, s.e., the
 // lambda/alpha of the point and its RS stability.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "mc/slr_reference.hpp"
+#include "solver/interrupt.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/figures_rows.hpp"
 #include "tools/plot.hpp"
@@ -99,10 +101,21 @@ int spawn_wait(const std::string& prog, const std::vector<std::string>& args, co
                        : posix_spawn(&pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return -1;
+  // Waits, polling the interrupt flag (SIGINT/SIGTERM to `figures`): then the child is stopped
+  // the same way (it keeps nothing of its own: its CSV is a temporary one) and Interrupted thrown.
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
+  bool stopping = false;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (interrupt_requested() && !stopping) {
+      ::kill(pid, SIGTERM);
+      stopping = true;
+    }
+    ::usleep(20000);
   }
+  if (stopping) throw Interrupted();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 

@@ -37,6 +37,19 @@ else
   echo "FAIL: validate rmt after SIGTERM: exit $rc (130 expected): $(cat "$tmp/v.err")"; fail=1
 fi
 
+# SIGTERM on figures: the run in progress is stopped (no child left), the temporary directory
+# removed, exit 130 with the panels left named.
+mkdir -p "$tmp/ftmp"
+TMPDIR="$tmp/ftmp" stop_after 2 TERM "$tmp/f.err" figures --only slr_fig1 --out "$tmp/fig"
+[ "$rc" -eq 130 ] || { echo "FAIL: figures after SIGTERM: exit $rc (130 expected): $(cat "$tmp/f.err")"; fail=1; }
+awk -v d="$dt" 'BEGIN { exit !(d < 5) }' || { echo "FAIL: figures took ${dt} s to stop"; fail=1; }
+grep -q 'not drawn: slr_fig1' "$tmp/f.err" || { echo "FAIL: figures' interrupt message: $(cat "$tmp/f.err")"; fail=1; }
+[ -z "$(ls -A "$tmp/ftmp")" ] || { echo "FAIL: figures left its temporary directory: $(ls "$tmp/ftmp")"; fail=1; }
+sleep 0.5
+for c in /proc/[0-9]*/cmdline; do
+  if { tr "\0" " " <"$c"; } 2>/dev/null | grep -q -- "--out $tmp/ftmp"; then echo "FAIL: a run of figures outlived it"; fail=1; break; fi
+done
+
 # ---- --resume refuses damaged rows ----
 ARGS=(ridge --alpha 0.5:4:6 --lambda 0.01:1:4:log --no-progress --threads 1)
 "$S" "${ARGS[@]}" --out "$tmp/ref.csv" || { echo "FAIL: reference run"; exit 1; }
