@@ -52,6 +52,8 @@ extern "C" void on_stop_signal(int sig) {
 
 // Whether the run was asked to stop (a signal, or the front end's interrupt flag: Python's Ctrl-C).
 bool stopping() { return g_signal != 0 || interrupt_requested(); }
+// How long a stop may wait for the chains in progress to notice it (run_grid's watchdog).
+constexpr std::chrono::milliseconds kStopGrace{1500};
 
 // The progress display: points done, counting the parts of the chains in progress (WorkMeter,
 // solver/interrupt.hpp: a curve's solves, a simulation's seeds), redrawn a few times a second on
@@ -417,6 +419,53 @@ void run_grid(const GridJob& job, const RunOptions& r) {
       stop = true;
     }
   };
+  auto stopped_message = [&] {
+    return "interrupted: " + std::to_string(written) + " of " + std::to_string(shard_rows) + " rows written to " +
+           where + " (complete chains only); " + std::to_string(shard_rows - written) +
+           (file ? " rows left: run the same command with --resume to compute them" : " rows were not computed");
+  };
+  // A chain that does not poll the interrupt flag for a long time (one eigendecomposition of a
+  // large simulation, one long L-BFGS iteration) must not hold up a stop: in a single process,
+  // kStopGrace after a signal a watchdog writes the complete chains, says what is left and ends the
+  // process (exit 130), as the normal path would have. Only for a signal caught by StopSignals'
+  // handler (the saddle program): a host process (the Python module) is never ended. (Under MPI
+  // the ranks stop as they poll.)
+  std::atomic<bool> finished{false};
+  std::thread watchdog;
+  if (nranks == 1)
+    watchdog = std::thread([&] {
+      try {
+        using clock = std::chrono::steady_clock;
+        clock::time_point since{};
+        bool seen = false;
+        while (!finished.load()) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          if (g_signal == 0) continue;  // only the program's own handler: never a host's (Python)
+          if (!seen) {
+            seen = true;
+            since = clock::now();
+          }
+          if (clock::now() - since < kStopGrace) continue;
+          std::lock_guard<std::mutex> lock(mu);
+          if (finished.load()) return;
+          flush_prefix();
+          progress.end_line();
+          const std::string msg = "saddle: " + stopped_message() + "\n";
+          if (::write(2, msg.data(), msg.size()) < 0) {
+          }
+          std::_Exit(kExitInterrupted);
+        }
+      } catch (...) {  // nothing may leave a thread: the normal path stops the run
+      }
+    });
+  struct JoinAtExit {  // also when the loop below throws: a joinable std::thread would terminate
+    std::atomic<bool>& finished;
+    std::thread& t;
+    ~JoinAtExit() {
+      finished = true;
+      if (t.joinable()) t.join();
+    }
+  } join_watchdog{finished, watchdog};
   // Chains are tasks of the one thread team (solver/parallel.hpp); the solves inside a chain
   // (the curve driver's replicates, a trainer's seeds) become tasks of the same team. A chain
   // that throws stops the run like an interrupt: no new chain starts, the complete prefix is
@@ -454,6 +503,8 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     progress.end(c - first, job.chains[c].size);
     if (rank == 0) flush_prefix();
   });
+  finished = true;
+  if (watchdog.joinable()) watchdog.join();
 
   // ---- the chains of the other ranks reach rank 0, each with its status ----
   std::string error_text;  // rank 0: the message of the lowest failing chain
@@ -540,7 +591,6 @@ void run_grid(const GridJob& job, const RunOptions& r) {
       flush_prefix();  // every complete chain (up to the failing row under --strict)
     }
     const bool complete = next_to_write >= hi && strict_row.empty();
-    const std::size_t left = shard_rows - written;
     const std::string file_hint = file && written > 0 ? " (--resume continues after a fix)" : "";
     if (write_failed) {
       outcome = kInputError;
@@ -548,10 +598,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
                 " rows were written before";
     } else if (!complete && (stopping() || remote_skipped || error_kind == kStopped)) {
       outcome = kStopped;
-      message = "interrupted: " + std::to_string(written) + " of " + std::to_string(shard_rows) +
-                " rows written to " + where + " (complete chains only); " + std::to_string(left) +
-                (file ? " rows left: run the same command with --resume to compute them"
-                      : " rows were not computed");
+      message = stopped_message();
     } else if (error_kind == kInputError || error_kind == kRuntimeError) {
       outcome = error_kind;
       message = error_text + "; " + std::to_string(written) + " complete rows written to " + where + file_hint;
