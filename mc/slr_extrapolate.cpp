@@ -41,21 +41,29 @@ Extrapolation fit_power(const std::vector<SizePoint>& pts, double exponent) {
       throw std::invalid_argument("extrapolation: non-finite value or size");
     if (!(q.se > 0)) weighted = false;
   }
-  // Weighted least squares of y = a + b x, x = D^-p, weights w (1 unweighted), in centred sums:
-  // the textbook S Sxx - Sx^2 cancels to nothing when one weight dominates (a statistic nearly
-  // constant over the seeds of one size, e.g. loss_spread ~ 1e-18), the centred form does not.
+  // Weighted least squares of y = a + b x, x = D^-p, weights 1/s_i^2 (1 unweighted), in centred
+  // sums: the textbook S Sxx - Sx^2 cancels to nothing when one weight dominates (a statistic
+  // nearly constant over the seeds of one size, e.g. loss_spread ~ 1e-18), the centred form does
+  // not. The weights are scaled by s_min^2 (w_i = (s_min/s_i)^2 in (0, 1]), so that no tiny s_i
+  // overflows them; the covariance is scaled back by s_min^2.
+  double s_min = 1.0;
+  if (weighted) {
+    s_min = pts[0].se;
+    for (const auto& q : pts) s_min = std::min(s_min, q.se);
+  }
   std::vector<double> x(n), w(n);
-  double S = 0, xbar = 0, ybar = 0;
   for (int i = 0; i < n; ++i) {
     x[i] = std::pow(pts[i].D, -exponent);
-    w[i] = weighted ? 1.0 / (pts[i].se * pts[i].se) : 1.0;
-    S += w[i];
+    w[i] = weighted ? (s_min / pts[i].se) * (s_min / pts[i].se) : 1.0;
+    // Error bars more than ~1e150 apart: a weight underflows; the fit is made unweighted.
+    if (!(w[i] > 0)) weighted = false;
   }
-  if (!std::isfinite(S)) {  // a standard error so small that 1/se^2 overflows: unweighted
-    weighted = false;
+  if (!weighted) {
+    s_min = 1.0;
     std::fill(w.begin(), w.end(), 1.0);
-    S = n;
   }
+  double S = 0, xbar = 0, ybar = 0;
+  for (int i = 0; i < n; ++i) S += w[i];
   for (int i = 0; i < n; ++i) {
     xbar += w[i] / S * x[i];
     ybar += w[i] / S * pts[i].value;
@@ -74,11 +82,11 @@ Extrapolation fit_power(const std::vector<SizePoint>& pts, double exponent) {
   e.dof = n - 2;
   double chi2 = 0;
   for (int i = 0; i < n; ++i) {
-    const double r = pts[i].value - e.value - e.slope * x[i];
-    chi2 += w[i] * r * r;
+    const double r = (pts[i].value - e.value - e.slope * x[i]) / (weighted ? pts[i].se : 1.0);
+    chi2 += r * r;
   }
   e.chi2 = chi2;
-  double var_a = 1.0 / S + xbar * xbar / Cxx;  // (X^T W X)^-1 [0][0]
+  double var_a = s_min * s_min * (1.0 / S + xbar * xbar / Cxx);  // (X^T W X)^-1 [0][0]
   if (!weighted) {  // unweighted: the residual variance is the error scale
     var_a *= e.dof > 0 ? chi2 / e.dof : 0.0;
     e.p_value = 1.0;

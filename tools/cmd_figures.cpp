@@ -156,6 +156,7 @@ void run_figures(const FigureOptions& o) {
       const std::string base = o.out + "/" + panel.name;
       if (o.redraw) {  // the PNG again from the panel CSV written before (no computation)
         draw_panel(panel, read_panel_csv(base + ".csv"), params[i], base + ".png");
+        ++done_panels;
         continue;
       }
       const auto t0 = std::chrono::steady_clock::now();
@@ -177,7 +178,7 @@ void run_figures(const FigureOptions& o) {
     std::string left;
     for (std::size_t i = done_panels; i < chosen.size(); ++i) left += (left.empty() ? "" : ", ") + chosen[i]->name;
     throw Interrupted("figures: interrupted: " + std::to_string(done_panels) + " of " + std::to_string(chosen.size()) +
-                      " panels written to '" + o.out + "' (summary.csv not updated); not drawn: " + left);
+                      " panels " + (o.redraw ? "redrawn in '" : "written to '") + o.out + "' (summary.csv not updated); not drawn: " + left);
   } catch (...) {
     cleanup();
     throw;

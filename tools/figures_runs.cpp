@@ -115,7 +115,8 @@ int spawn_wait(const std::string& prog, const std::vector<std::string>& args, co
     }
     ::usleep(20000);
   }
-  if (stopping) throw Interrupted();
+  // Also when the child, signalled with us (Ctrl-C reaches the process group), ended first.
+  if (stopping || interrupt_requested()) throw Interrupted();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 

@@ -54,6 +54,8 @@ extern "C" void on_stop_signal(int sig) {
 bool stopping() { return g_signal != 0 || interrupt_requested(); }
 // How long a stop may wait for the chains in progress to notice it (run_grid's watchdog).
 constexpr std::chrono::milliseconds kStopGrace{1500};
+// Set by the saddle program's main (set_program_process): the signals are the process's own.
+std::atomic<bool> g_program{false};
 
 // The progress display: points done, counting the parts of the chains in progress (WorkMeter,
 // solver/interrupt.hpp: a curve's solves, a simulation's seeds), redrawn a few times a second on
@@ -179,9 +181,12 @@ StopSignals::~StopSignals() {
   if (old_term_ != SIG_ERR) std::signal(SIGTERM, old_term_);
 }
 bool StopSignals::received() const { return g_signal != 0; }
+void set_program_process() { g_program = true; }
 void (*StopSignals::install(int sig))(int) {
   void (*prev)(int) = std::signal(sig, SIG_DFL);
-  if (prev == SIG_DFL || prev == SIG_IGN) {  // SIG_IGN: a background job of a script
+  // SIG_IGN: a background job of a script (the program only: a host that ignores a signal, e.g. a
+  // Python script's SIGTERM, keeps ignoring it).
+  if (prev == SIG_DFL || (prev == SIG_IGN && g_program)) {
     std::signal(sig, on_stop_signal);
     return prev;
   }
@@ -427,45 +432,48 @@ void run_grid(const GridJob& job, const RunOptions& r) {
   // A chain that does not poll the interrupt flag for a long time (one eigendecomposition of a
   // large simulation, one long L-BFGS iteration) must not hold up a stop: in a single process,
   // kStopGrace after a signal a watchdog writes the complete chains, says what is left and ends the
-  // process (exit 130), as the normal path would have. Only for a signal caught by StopSignals'
-  // handler (the saddle program): a host process (the Python module) is never ended. (Under MPI
-  // the ranks stop as they poll.)
-  std::atomic<bool> finished{false};
+  // process (exit 130), as the normal path would have. Only in the saddle program
+  // (set_program_process): a host process (the Python module) is never ended. (Under MPI the
+  // ranks stop as they poll.)
+  std::mutex wd_mu;
+  std::condition_variable wd_cv;
+  bool wd_done = false;  // under wd_mu: the loop over the chains has ended
   std::thread watchdog;
-  if (nranks == 1)
+  if (nranks == 1 && g_program)
     watchdog = std::thread([&] {
       try {
-        using clock = std::chrono::steady_clock;
-        clock::time_point since{};
-        bool seen = false;
-        while (!finished.load()) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          if (g_signal == 0) continue;  // only the program's own handler: never a host's (Python)
-          if (!seen) {
-            seen = true;
-            since = clock::now();
-          }
-          if (clock::now() - since < kStopGrace) continue;
-          std::lock_guard<std::mutex> lock(mu);
-          if (finished.load()) return;
-          flush_prefix();
-          progress.end_line();
-          const std::string msg = "saddle: " + stopped_message() + "\n";
-          if (::write(2, msg.data(), msg.size()) < 0) {
-          }
-          std::_Exit(kExitInterrupted);
+        std::unique_lock<std::mutex> wl(wd_mu);
+        // A signal handler cannot notify: the signal is polled, the end of the run is notified.
+        while (!wd_done && g_signal == 0) wd_cv.wait_for(wl, std::chrono::milliseconds(50));
+        if (wd_done || wd_cv.wait_for(wl, kStopGrace, [&] { return wd_done; })) return;
+        wl.unlock();
+        std::lock_guard<std::mutex> lock(mu);
+        // Every chain already written, or a write error: the normal path reports it.
+        if (next_to_write >= hi || write_failed) return;
+        flush_prefix();
+        progress.end_line();
+        const std::string msg = "saddle: " + stopped_message() + "\n";
+        if (::write(2, msg.data(), msg.size()) < 0) {
         }
+        std::_Exit(kExitInterrupted);
       } catch (...) {  // nothing may leave a thread: the normal path stops the run
       }
     });
   struct JoinAtExit {  // also when the loop below throws: a joinable std::thread would terminate
-    std::atomic<bool>& finished;
+    std::mutex& m;
+    std::condition_variable& cv;
+    bool& done;
     std::thread& t;
-    ~JoinAtExit() {
-      finished = true;
+    void operator()() {
+      {
+        std::lock_guard<std::mutex> l(m);
+        done = true;
+      }
+      cv.notify_all();
       if (t.joinable()) t.join();
     }
-  } join_watchdog{finished, watchdog};
+    ~JoinAtExit() { (*this)(); }
+  } join_watchdog{wd_mu, wd_cv, wd_done, watchdog};
   // Chains are tasks of the one thread team (solver/parallel.hpp); the solves inside a chain
   // (the curve driver's replicates, a trainer's seeds) become tasks of the same team. A chain
   // that throws stops the run like an interrupt: no new chain starts, the complete prefix is
@@ -503,8 +511,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     progress.end(c - first, job.chains[c].size);
     if (rank == 0) flush_prefix();
   });
-  finished = true;
-  if (watchdog.joinable()) watchdog.join();
+  join_watchdog();
 
   // ---- the chains of the other ranks reach rank 0, each with its status ----
   std::string error_text;  // rank 0: the message of the lowest failing chain

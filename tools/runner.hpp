@@ -80,6 +80,12 @@ void run_grid(const GridJob& job, const RunOptions& r);
 // second; a second signal ends the process at once. Installed only where the signal has no
 // handler of its own (the `saddle` program): a host process with its own handler (the Python
 // module, whose Ctrl-C sets the interrupt flag) keeps it. The previous handlers come back after.
+// Called by the saddle program's main: SIGINT/SIGTERM are the process's own (StopSignals takes
+// them over also where they are ignored, as in a script's background job), and a stop that the
+// computation cannot notice in time ends the process (run_grid). Never called in a host process
+// (the Python module), whose signal settings are kept and which is never ended.
+void set_program_process();
+
 class StopSignals {
  public:
   StopSignals();

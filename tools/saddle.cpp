@@ -15,6 +15,7 @@
 
 #include "tools/app.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/runner.hpp"
 
 namespace {
 // Runs the program; returns its exit code, and its error message in `message` (printed by main).
@@ -25,6 +26,7 @@ int run(int argc, char** argv, std::string& message) {
 
 int main(int argc, char** argv) {
   std::string message;
+  saddle::set_program_process();
 #ifdef SADDLE_HAVE_MPI
   // Initialise MPI only under a launcher (mpirun sets these), so plain runs stay MPI-free.
   const bool under_mpi = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||

@@ -105,7 +105,13 @@ TEST_CASE("extrapolation: one size far more precise than the other (a near-const
   CHECK(e.weighted);
   CHECK(e.value == Approx((y1 * x2 - y2 * x1) / (x2 - x1)).epsilon(1e-9));
   CHECK(e.se == Approx(std::sqrt(x2 * x2 * s1 * s1 + x1 * x1 * s2 * s2) / std::abs(x2 - x1)).epsilon(1e-9));
-  // A standard error so small that 1/se^2 overflows: the fit is unweighted, still the same line.
+  // A standard error so small that 1/se^2 would overflow (1e-100): still the weighted line and
+  // its s.e. (the weights are scaled by the smallest se).
+  const Extrapolation t = fit_power({{16, y1, 1e-100}, {24, y2, s2}}, 1.0);
+  CHECK(t.weighted);
+  CHECK(t.value == Approx((y1 * x2 - y2 * x1) / (x2 - x1)).epsilon(1e-9));
+  CHECK(t.se == Approx(std::abs(x1) * s2 / std::abs(x2 - x1)).epsilon(1e-9));
+  // Error bars 1e166 apart: a scaled weight underflows; the unweighted line through both points.
   const Extrapolation u = fit_power({{16, y1, 1e-170}, {24, y2, s2}}, 1.0);
   CHECK(!u.weighted);
   CHECK(u.value == Approx((y1 * x2 - y2 * x1) / (x2 - x1)).epsilon(1e-9));
