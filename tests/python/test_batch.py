@@ -110,6 +110,33 @@ def test_sigterm_ends_the_process_after_cleanup(tmp_path):
     assert not list(tmpdir.glob("saddle_*.csv"))  # the temporary CSV was removed first
 
 
+def test_an_ignored_sigterm_stays_ignored(tmp_path):
+    # A script that ignores SIGTERM keeps ignoring it during a call (the call is not stopped, the
+    # host goes on): the module takes over only signals left at their default. The same progress
+    # callback as above sends the signal while the command runs.
+    script = """
+        import os, signal
+        import saddle
+        from saddle import _command
+
+        class Kill:
+            def __init__(self, stream):
+                pass
+            def __call__(self, done, total):
+                os.kill(os.getpid(), signal.SIGTERM)
+            def close(self):
+                pass
+
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _command._ProgressBar = Kill
+        df = saddle.ridge(alpha="0.1:10:40", lambda_="0.01:1:5", progress=True)
+        print("rows", len(df), flush=True)
+    """
+    r = _python(script, {}, tmp_path)
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+    assert "rows 200" in r.stdout
+
+
 def test_nul_in_text_is_refused():
     with pytest.raises(ValueError, match="NUL"):
         saddle.ridge(alpha="1\x002")
