@@ -17,12 +17,28 @@ import saddle
 from saddle import _core
 
 
+# The start of a script whose progress callback sends SIGTERM to its own process during a call.
+KILL_FROM_PROGRESS = """
+import os, signal
+import saddle
+from saddle import _command
+
+class Kill:
+    def __init__(self, stream):
+        pass
+    def __call__(self, done, total):
+        os.kill(os.getpid(), signal.SIGTERM)
+    def close(self):
+        pass
+"""
+
+
 def _python(script, env_extra, tmp_path):
     env = dict(os.environ)
     package_dir = os.path.dirname(os.path.dirname(os.path.abspath(saddle.__file__)))
     env["PYTHONPATH"] = os.pathsep.join([package_dir] + [p for p in [env.get("PYTHONPATH")] if p])
     env.update(env_extra)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script) if not script.startswith(KILL_FROM_PROGRESS) else KILL_FROM_PROGRESS + textwrap.dedent(script[len(KILL_FROM_PROGRESS):])], capture_output=True,
                           text=True, env=env, cwd=str(tmp_path), timeout=120, check=False)
 
 
@@ -84,18 +100,7 @@ def test_sigterm_ends_the_process_after_cleanup(tmp_path):
     # callback runs while the command runs, or at its end); user code swallows every exception.
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    script = """
-        import os, signal
-        import saddle
-        from saddle import _command
-
-        class Kill:
-            def __init__(self, stream):
-                pass
-            def __call__(self, done, total):
-                os.kill(os.getpid(), signal.SIGTERM)
-            def close(self):
-                pass
+    script = KILL_FROM_PROGRESS + """
 
         _command._ProgressBar = Kill
         try:
@@ -114,18 +119,7 @@ def test_an_ignored_sigterm_stays_ignored(tmp_path):
     # A script that ignores SIGTERM keeps ignoring it during a call (the call is not stopped, the
     # host goes on): the module takes over only signals left at their default. The same progress
     # callback as above sends the signal while the command runs.
-    script = """
-        import os, signal
-        import saddle
-        from saddle import _command
-
-        class Kill:
-            def __init__(self, stream):
-                pass
-            def __call__(self, done, total):
-                os.kill(os.getpid(), signal.SIGTERM)
-            def close(self):
-                pass
+    script = KILL_FROM_PROGRESS + """
 
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _command._ProgressBar = Kill
