@@ -35,8 +35,6 @@ bool reference_at(const std::vector<const Row*>& pts, const std::vector<const Ro
       return true;
     }
   if (exact_only) return false;
-  for (auto g : gaps)
-    if (same(g->x)) return false;
   const Row* lo = nullptr;
   const Row* hi = nullptr;
   for (auto r : pts) {
@@ -44,7 +42,7 @@ bool reference_at(const std::vector<const Row*>& pts, const std::vector<const Ro
     if (r->x > x && (!hi || r->x < hi->x)) hi = r;
   }
   if (!lo || !hi) return false;
-  for (auto g : gaps)
+  for (auto g : gaps)  // a gap at x itself also lies strictly between lo and hi
     if (g->x > lo->x && g->x < hi->x) return false;
   const double t = (x - lo->x) / (hi->x - lo->x);
   y = lo->y + t * (hi->y - lo->y);
