@@ -54,13 +54,6 @@ std::string length_key(const std::vector<int>& law) {
   return k;
 }
 
-std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
-                                         const std::vector<slr::ReplicaInit>& inits, std::size_t k) {
-  return {to_string(s.task),  length_key(slr::replica_lengths(s)),       fmt(s.nu),
-          fmt(s.lambda),      fmt(s.delta),                              fmt(sorted_alphas[k % sorted_alphas.size()]),
-          to_string(s.activation), to_string(inits[k / sorted_alphas.size()])};
-}
-
 void register_slr(CLI::App& app) {
   CLI::App* slr = app.add_subcommand("slr", "Single-location regression (docs/equations/README.md)");
   slr->require_subcommand(1);

@@ -32,9 +32,9 @@ SlrReplicaRules slr_replica_rules(slr::Task task);
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);
 
-// For --resume (GridJob::row_key) of a replica curve (`slr erm`, RS and 1RSB): the leading fields
-// (task, L, nu, lambda, delta, alpha, activation, init) of row k of setting s's chain, in the
-// curve's order: inits x alphas sorted ascending.
+// For --resume (GridJob::row_key) of a replica curve (`slr erm`, RS and 1RSB; defined in
+// tools/cmd_slr_erm.cpp): the leading fields (task, L, nu, lambda, delta, alpha, activation, init)
+// of row k of setting s's chain, in the curve's order: inits x alphas sorted ascending.
 std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
                                          const std::vector<slr::ReplicaInit>& inits, std::size_t k);
 

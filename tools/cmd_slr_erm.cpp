@@ -15,6 +15,16 @@
 #include "tools/runner.hpp"
 
 namespace saddle {
+
+// Declared in tools/cmd_slr.hpp; here, with the replica model it needs (the fuzz build links
+// tools/cmd_slr.cpp without it).
+std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
+                                         const std::vector<slr::ReplicaInit>& inits, std::size_t k) {
+  return {to_string(s.task),  length_key(slr::replica_lengths(s)),       fmt(s.nu),
+          fmt(s.lambda),      fmt(s.delta),                              fmt(sorted_alphas[k % sorted_alphas.size()]),
+          to_string(s.activation), to_string(inits[k / sorted_alphas.size()])};
+}
+
 namespace {
 
 struct ErmCli {
