@@ -26,7 +26,8 @@ std::vector<double> rmt_validation_gammas() { return {1e-3, 0.1, 1.0}; }
 std::size_t rmt_validation_cases() { return builtin_rmt_cases().size(); }
 
 std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed,
-                                                 std::size_t* complete_cases) {
+                                                 std::size_t* complete_cases,
+    const std::function<void(const std::vector<RmtValidationRow>&, std::size_t)>& on_complete) {
   const std::vector<RmtValidationCase> cases = builtin_rmt_cases();
   const std::vector<double> gammas = rmt_validation_gammas();
   const double snr = kRmtValidationSnr;
@@ -84,7 +85,12 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
       }
     }
   };
-  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case);
+  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case, [&](std::size_t k) {
+    if (!on_complete) return;
+    std::vector<RmtValidationRow> prefix;
+    for (std::size_t ci = 0; ci < k; ++ci) prefix.insert(prefix.end(), per_case[ci].begin(), per_case[ci].end());
+    on_complete(prefix, k);
+  });
   if (complete_cases) *complete_cases = complete;
   std::vector<RmtValidationRow> rows;
   for (std::size_t ci = 0; ci < complete; ++ci) rows.insert(rows.end(), per_case[ci].begin(), per_case[ci].end());

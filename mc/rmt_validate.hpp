@@ -10,6 +10,7 @@
 // than the plain mean; the ridge baseline is compared through its plain mean.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,11 @@ struct RmtValidationRow {
 // with n tokens and `draws` draws from `seed`; rows in case, gamma, model order.
 // An interrupt (solver/interrupt.hpp): with `complete_cases` given, the rows of the cases complete
 // before the first unfinished one, and their number (the number of cases when none was stopped);
-// without it, Interrupted is thrown.
+// without it, Interrupted is thrown. on_complete(rows, k), when given, is called (one call at a
+// time) each time the leading complete cases grow to k, with their rows: what a stop keeps.
 std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t seed,
-                                                 std::size_t* complete_cases = nullptr);
+                                                 std::size_t* complete_cases = nullptr,
+    const std::function<void(const std::vector<RmtValidationRow>&, std::size_t)>& on_complete = {});
 // The number of built-in cases.
 std::size_t rmt_validation_cases();
 

@@ -368,7 +368,8 @@ void check_case(const ValidationCase& c) {
 }
 
 std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>& cases,
-                                              std::uint64_t seed, std::size_t* complete_cases) {
+                                              std::uint64_t seed, std::size_t* complete_cases,
+    const std::function<void(const std::vector<ValidationRow>&, std::size_t)>& on_complete) {
   if (complete_cases) *complete_cases = 0;
   for (const auto& c : cases) check_case(c);
   // Replica curves, one continuation per group of ERM cases sharing every setting but alpha.
@@ -489,7 +490,12 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
   std::vector<ValidationRow> out;
   // Progress: the replica curves count for nothing, each case for an equal part, its seeds for
   // parts of that.
-  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case);
+  const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case, [&](std::size_t k) {
+    if (!on_complete) return;
+    std::vector<ValidationRow> prefix;
+    for (std::size_t ci = 0; ci < k; ++ci) prefix.insert(prefix.end(), per_case[ci].begin(), per_case[ci].end());
+    on_complete(prefix, k);
+  });
   if (complete_cases) *complete_cases = complete;
   for (std::size_t ci = 0; ci < complete; ++ci) out.insert(out.end(), per_case[ci].begin(), per_case[ci].end());
   return out;

@@ -17,6 +17,7 @@
 // "rsb_unconverged" where the 1RSB iteration did not converge (no theory value to compare).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,9 +75,11 @@ void check_case(const ValidationCase& c);
 // An interrupt (solver/interrupt.hpp) stops it within the polls of the solvers: with
 // `complete_cases` given, the rows of the cases that were complete before the first unfinished
 // one are returned and *complete_cases says how many (cases.size() when none was stopped);
-// without it, Interrupted is thrown.
+// without it, Interrupted is thrown. on_complete(rows, k), when given, is called (one call at a
+// time) each time the leading complete cases grow to k, with their rows: what a stop keeps.
 std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>& cases,
-                                              std::uint64_t seed, std::size_t* complete_cases = nullptr);
+                                              std::uint64_t seed, std::size_t* complete_cases = nullptr,
+    const std::function<void(const std::vector<ValidationRow>&, std::size_t)>& on_complete = {});
 
 // Verdict of one comparison: pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_th^2) + allowance, or
 // |mc - theory| <= 1e-12 (double rounding); z = difference / combined s.e.

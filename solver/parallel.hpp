@@ -102,9 +102,13 @@ void parallel_for(std::size_t n, const F& body) {
 // progress (solver/interrupt.hpp). Returns n. When the run is interrupted and `keep_complete`, it
 // returns instead how many leading cases completed (a case cut short by the interrupt is not
 // complete); any other exception, or an interrupt without `keep_complete`, is rethrown.
-template <class F>
-std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case) {
+// on_prefix(k) is called, one call at a time, each time the leading complete cases grow to k (so
+// that a caller can keep what is complete while the rest runs).
+template <class F, class P>
+std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case, const P& on_prefix) {
   std::vector<char> finished(n, 0);
+  std::mutex mu;
+  std::size_t prefix = 0;  // under mu
   const WorkShare work = current_work();
   try {
     parallel_for(n, [&](std::size_t i) {
@@ -114,15 +118,21 @@ std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case)
         run_case(i);
       }
       check_interrupt();
+      std::lock_guard<std::mutex> lock(mu);
       finished[i] = 1;
+      const std::size_t before = prefix;
+      while (prefix < n && finished[prefix]) ++prefix;
+      if (prefix > before) on_prefix(prefix);
     });
     return n;
   } catch (const std::exception&) {
     if (!keep_complete || !interrupt_requested()) throw;
   }
-  std::size_t complete = 0;
-  while (complete < n && finished[complete]) ++complete;
-  return complete;
+  return prefix;
+}
+template <class F>
+std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case) {
+  return parallel_cases(n, keep_complete, run_case, [](std::size_t) {});
 }
 
 }  // namespace saddle

@@ -242,46 +242,49 @@ void run_validate_rmt(const ValidateRmtCli& o) {
   if (draws < 4) throw InputError("--draws must be >= 4");
   if (n > 7000) throw InputError("--n must be <= 7000 (p n <= 1.2e8 at c = 2)");
   if (draws > 100000) throw InputError("--draws must be <= 100000");
-  // SIGINT/SIGTERM stop the cases in progress; the rows of the complete cases are written, marked
-  // as interrupted, and the command exits 130 (as the grid runner).
-  std::size_t complete = 0;
-  std::vector<rmt::mc::RmtValidationRow> rows;
   const std::size_t n_cases = rmt::mc::rmt_validation_cases();
-  {
-    StopSignals signals;
-    CaseProgress progress(n_cases, o.progress);
-    rows = rmt::mc::run_rmt_validation(n, draws, o.seed, &complete);
-  }
-
-  CsvTable table(validate_rmt_columns());
-  table.setting("cases", "mu = sqrt(snr) e1, snr = 1; w = 0 (no weights) or w_K = w_Q = w e1 "
-                         "(aligned); diagonal removed");
-  table.setting("theory", "true, surrogate: DE of docs/equations/rmt.md §6 (R5); ridge: closed form (LR3)");
-  table.setting("mc", "true, surrogate: paired estimate E_model - E_ridge (same draws) + (LR3) "
-                      "(control variate; plain estimates are 5-10x noisier); ridge: plain mean");
-  table.setting("verdict", "pass if -4 se - allowance <= mc - theory <= 4 se; allowance = "
-                           "0.1/sqrt(p) for the true model only (docs/equations/rmt.md §8.3: it sits "
-                           "0.002-0.006 below the DE at p = 256-512, shrinking like 1/sqrt p); "
-                           "none for the surrogate and the ridge baseline");
-  table.setting("size", "n=" + std::to_string(n) + " draws=" + std::to_string(draws) +
-                            " seed=" + std::to_string(o.seed) + (o.quick ? " (quick)" : ""));
   int failures = 0;
-  for (const auto& r : rows) {
-    if (!r.pass) ++failures;
-    table.add_row({std::to_string(r.case_number), r.activation, fmt(r.c), fmt(r.snr), fmt(r.w),
-                   fmt(r.gamma), rmt::mc::to_string(r.model), std::to_string(r.n),
-                   std::to_string(r.p), std::to_string(r.draws), fmt(r.theory), fmt(r.mc_mean),
-                   fmt(r.mc_se), fmt(r.diff), fmt(r.z), fmt(r.allowance), r.pass ? "pass" : "FAIL"});
-  }
-  if (complete < n_cases) {
+  auto make_table = [&](const std::vector<rmt::mc::RmtValidationRow>& rows) {
+    CsvTable table(validate_rmt_columns());
+    table.setting("cases", "mu = sqrt(snr) e1, snr = 1; w = 0 (no weights) or w_K = w_Q = w e1 "
+                           "(aligned); diagonal removed");
+    table.setting("theory", "true, surrogate: DE of docs/equations/rmt.md §6 (R5); ridge: closed form (LR3)");
+    table.setting("mc", "true, surrogate: paired estimate E_model - E_ridge (same draws) + (LR3) "
+                        "(control variate; plain estimates are 5-10x noisier); ridge: plain mean");
+    table.setting("verdict", "pass if -4 se - allowance <= mc - theory <= 4 se; allowance = "
+                             "0.1/sqrt(p) for the true model only (docs/equations/rmt.md §8.3: it sits "
+                             "0.002-0.006 below the DE at p = 256-512, shrinking like 1/sqrt p); "
+                             "none for the surrogate and the ridge baseline");
+    table.setting("size", "n=" + std::to_string(n) + " draws=" + std::to_string(draws) +
+                              " seed=" + std::to_string(o.seed) + (o.quick ? " (quick)" : ""));
+    failures = 0;
+    for (const auto& r : rows) {
+      if (!r.pass) ++failures;
+      table.add_row({std::to_string(r.case_number), r.activation, fmt(r.c), fmt(r.snr), fmt(r.w),
+                     fmt(r.gamma), rmt::mc::to_string(r.model), std::to_string(r.n),
+                     std::to_string(r.p), std::to_string(r.draws), fmt(r.theory), fmt(r.mc_mean),
+                     fmt(r.mc_se), fmt(r.diff), fmt(r.z), fmt(r.allowance), r.pass ? "pass" : "FAIL"});
+    }
+    return table;
+  };
+  // A stop keeps the complete cases: their rows are written, marked as interrupted (no verdict),
+  // and the command exits 130 (as the grid runner); returns the message for stderr.
+  auto write_interrupted = [&](const std::vector<rmt::mc::RmtValidationRow>& rows, std::size_t complete) {
+    CsvTable table = make_table(rows);
     table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(n_cases) +
                                      " cases complete (their rows only): run the command again");
     write_table_checked(table, o.out, TablePlot{}, mc_rmt_hints());
-    throw Interrupted("interrupted: " + std::to_string(complete) + " of " + std::to_string(n_cases) +
-                      " cases complete, their rows written to " +
-                      (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
-                      " (marked '# interrupted:', no summary line); run the command again for the rest");
-  }
+    return "interrupted: " + std::to_string(complete) + " of " + std::to_string(n_cases) +
+           " cases complete, their rows written to " +
+           (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
+           " (marked '# interrupted:', no summary line); run the command again for the rest";
+  };
+  std::size_t complete = 0;
+  const std::vector<rmt::mc::RmtValidationRow> rows = run_cases<rmt::mc::RmtValidationRow>(
+      n_cases, o.progress, &complete,
+      [&](std::size_t* c, const auto& k) { return rmt::mc::run_rmt_validation(n, draws, o.seed, c, k); }, write_interrupted);
+  if (complete < n_cases) throw Interrupted(write_interrupted(rows, complete));
+  CsvTable table = make_table(rows);
   write_table_checked(table, o.out, o.plot, validate_rmt_hints());
   if (failures > 0)
     throw std::runtime_error("validate rmt: " + std::to_string(failures) + " of " +

@@ -176,63 +176,65 @@ void run_validate_slr(const ValidateSlrCli& o) {
     cases = slr::mc::builtin_slr_cases(o.quick);
   else
     cases.push_back(case_from_flags(o));
-  // SIGINT/SIGTERM stop the cases in progress; the rows of the complete cases are written, marked
-  // as interrupted (no summary line), and the command exits 130 (as the grid runner).
-  std::size_t complete = 0;
-  std::vector<slr::mc::ValidationRow> rows;
-  {
-    StopSignals signals;
-    CaseProgress progress(cases.size(), o.progress);
-    rows = slr::mc::run_slr_validation(cases, o.seed, &complete);
-  }
-  const bool interrupted = complete < cases.size();
-
-  CsvTable table(validate_slr_columns());
-  table.setting("model", "SLR theory (population (S7), Bayes (S9), replica §4) against direct "
-                         "simulation (docs/equations/slr_replica.md §6)");
-  table.setting("verdict", "pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_theory^2) + allowance; "
-                           "known_gap = documented disagreement (docs/mc_slr.md); rs_unstable = a "
-                           "disagreement where the replica fixed point is locally unstable "
-                           "(replicon eigenvalue > 1 + 2 s.e.: replica symmetry broken); rsb_reference "
-                           "rows: the committed 1RSB point (theory) against the committed ERM extrapolated "
-                           "to D = inf (mc) in the RS-unstable windows, rsb_gap = a converged 1RSB point "
-                           "beyond 4 s.e. of it (1RSB not exact there), rsb_unconverged = the 1RSB "
-                           "iteration did not converge (no theory value); none of these counted as FAIL");
-  table.setting("cases", o.mode.empty() ? (o.quick ? "built-in quick" : "built-in full") : o.mode);
-  table.setting("seed", std::to_string(o.seed));
   int fails = 0, gaps = 0, passes = 0, unstable = 0, rsb_gaps = 0, rsb_unconverged = 0;
-  for (const auto& r : rows) {
-    const slr::mc::ValidationCase* c = nullptr;
-    for (const auto& x : cases)
-      if (x.name == r.case_name) c = &x;
-    const bool erm = c->kind != slr::mc::CaseKind::Population;
-    if (r.source == "mc") {
-      if (r.verdict == "pass") ++passes;
-      else if (r.verdict == "known_gap") ++gaps;
-      else if (r.verdict == "rs_unstable") ++unstable;
-      else if (r.verdict == "rsb_gap") ++rsb_gaps;
-      else if (r.verdict == "rsb_unconverged") ++rsb_unconverged;
-      else ++fails;
+  auto make_table = [&](const std::vector<slr::mc::ValidationRow>& rows) {
+    CsvTable table(validate_slr_columns());
+    table.setting("model", "SLR theory (population (S7), Bayes (S9), replica §4) against direct "
+                           "simulation (docs/equations/slr_replica.md §6)");
+    table.setting("verdict", "pass iff |mc - theory| <= 4 sqrt(se_mc^2 + se_theory^2) + allowance; "
+                             "known_gap = documented disagreement (docs/mc_slr.md); rs_unstable = a "
+                             "disagreement where the replica fixed point is locally unstable "
+                             "(replicon eigenvalue > 1 + 2 s.e.: replica symmetry broken); rsb_reference "
+                             "rows: the committed 1RSB point (theory) against the committed ERM extrapolated "
+                             "to D = inf (mc) in the RS-unstable windows, rsb_gap = a converged 1RSB point "
+                             "beyond 4 s.e. of it (1RSB not exact there), rsb_unconverged = the 1RSB "
+                             "iteration did not converge (no theory value); none of these counted as FAIL");
+    table.setting("cases", o.mode.empty() ? (o.quick ? "built-in quick" : "built-in full") : o.mode);
+    table.setting("seed", std::to_string(o.seed));
+    fails = gaps = passes = unstable = rsb_gaps = rsb_unconverged = 0;
+    for (const auto& r : rows) {
+      const slr::mc::ValidationCase* c = nullptr;
+      for (const auto& x : cases)
+        if (x.name == r.case_name) c = &x;
+      const bool erm = c->kind != slr::mc::CaseKind::Population;
+      if (r.source == "mc") {
+        if (r.verdict == "pass") ++passes;
+        else if (r.verdict == "known_gap") ++gaps;
+        else if (r.verdict == "rs_unstable") ++unstable;
+        else if (r.verdict == "rsb_gap") ++rsb_gaps;
+        else if (r.verdict == "rsb_unconverged") ++rsb_unconverged;
+        else ++fails;
+      }
+      table.add_row({r.case_name, r.kind, slr::to_string(c->set.task), join_lengths(c->set.lengths),
+                     fmt(c->set.nu), erm ? fmt(c->lambda) : "", fmt(c->set.delta),
+                     slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
+                     erm ? slr::mc::to_string(c->init) : "", c->kind == slr::mc::CaseKind::Reference ? "inf" : std::to_string(c->D),
+                     std::to_string(c->seeds), r.quantity, r.source, fmt(r.value), fmt(r.se),
+                     r.source == "mc" && std::isfinite(r.z) ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
+                     r.verdict, r.note});
     }
-    table.add_row({r.case_name, r.kind, slr::to_string(c->set.task), join_lengths(c->set.lengths),
-                   fmt(c->set.nu), erm ? fmt(c->lambda) : "", fmt(c->set.delta),
-                   slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
-                   erm ? slr::mc::to_string(c->init) : "", c->kind == slr::mc::CaseKind::Reference ? "inf" : std::to_string(c->D),
-                   std::to_string(c->seeds), r.quantity, r.source, fmt(r.value), fmt(r.se),
-                   r.source == "mc" && std::isfinite(r.z) ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
-                   r.verdict, r.note});
-  }
-  for (const auto& c : cases)
-    table.setting("allowance " + c.name, fmt(c.allowance) + " (" + c.allowance_reason + ")");
-  if (interrupted) {
+    for (const auto& c : cases)
+      table.setting("allowance " + c.name, fmt(c.allowance) + " (" + c.allowance_reason + ")");
+    return table;
+  };
+  // A stop keeps the complete cases: their rows are written, marked as interrupted (no summary
+  // line), and the command exits 130 (as the grid runner); returns the message for stderr.
+  auto write_interrupted = [&](const std::vector<slr::mc::ValidationRow>& rows, std::size_t complete) {
+    CsvTable table = make_table(rows);
     table.setting("interrupted", std::to_string(complete) + " of " + std::to_string(cases.size()) +
                                      " cases complete (their rows only; no summary): run the command again");
     write_table_checked(table, o.out, TablePlot{}, validate_slr_hints());
-    throw Interrupted("interrupted: " + std::to_string(complete) + " of " + std::to_string(cases.size()) +
-                      " cases complete, their rows written to " +
-                      (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
-                      " (marked '# interrupted:', no summary line); run the command again for the rest");
-  }
+    return "interrupted: " + std::to_string(complete) + " of " + std::to_string(cases.size()) +
+           " cases complete, their rows written to " +
+           (o.out.empty() || o.out == "-" ? std::string("stdout") : "'" + o.out + "'") +
+           " (marked '# interrupted:', no summary line); run the command again for the rest";
+  };
+  std::size_t complete = 0;
+  const std::vector<slr::mc::ValidationRow> rows = run_cases<slr::mc::ValidationRow>(
+      cases.size(), o.progress, &complete,
+      [&](std::size_t* c, const auto& k) { return slr::mc::run_slr_validation(cases, o.seed, c, k); }, write_interrupted);
+  if (complete < cases.size()) throw Interrupted(write_interrupted(rows, complete));
+  CsvTable table = make_table(rows);
   table.setting("summary", std::to_string(passes) + " pass, " + std::to_string(gaps) +
                                " known_gap, " + std::to_string(unstable) + " rs_unstable, " +
                                std::to_string(rsb_gaps) + " rsb_gap, " + std::to_string(rsb_unconverged) +

@@ -181,6 +181,43 @@ StopSignals::~StopSignals() {
   if (old_term_ != SIG_ERR) std::signal(SIGTERM, old_term_);
 }
 bool StopSignals::received() const { return g_signal != 0; }
+
+struct StopWatchdog::Impl {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;  // under mu: the run has ended
+  std::thread thread;
+};
+StopWatchdog::StopWatchdog(bool enabled, std::function<bool()> overdue) : impl_(std::make_unique<Impl>()) {
+  if (!enabled || !g_program) return;
+  Impl* w = impl_.get();
+  w->thread = std::thread([w, overdue = std::move(overdue)] {
+    try {
+      std::unique_lock<std::mutex> wl(w->mu);
+      // A signal handler cannot notify: the signal is polled, the end of the run is notified.
+      while (!w->done && g_signal == 0) w->cv.wait_for(wl, std::chrono::milliseconds(50));
+      if (w->done || w->cv.wait_for(wl, kStopGrace, [w] { return w->done; })) return;
+      wl.unlock();
+      if (overdue()) std::_Exit(kExitInterrupted);
+    } catch (...) {  // nothing may leave a thread: the normal path stops the run
+    }
+  });
+}
+void StopWatchdog::finish() {
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    impl_->done = true;
+  }
+  impl_->cv.notify_all();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+StopWatchdog::~StopWatchdog() { finish(); }
+
+void write_stop_message(const std::string& msg) {
+  const std::string line = "saddle: " + msg + "\n";
+  if (::write(2, line.data(), line.size()) < 0) {
+  }
+}
 void set_program_process() { g_program = true; }
 void (*StopSignals::install(int sig))(int) {
   void (*prev)(int) = std::signal(sig, SIG_DFL);
@@ -429,51 +466,19 @@ void run_grid(const GridJob& job, const RunOptions& r) {
            where + " (complete chains only); " + std::to_string(shard_rows - written) +
            (file ? " rows left: run the same command with --resume to compute them" : " rows were not computed");
   };
-  // A chain that does not poll the interrupt flag for a long time (one eigendecomposition of a
-  // large simulation, one long L-BFGS iteration) must not hold up a stop: in a single process,
-  // kStopGrace after a signal a watchdog writes the complete chains, says what is left and ends the
-  // process (exit 130), as the normal path would have. Only in the saddle program
-  // (set_program_process): a host process (the Python module) is never ended. (Under MPI the
-  // ranks stop as they poll.)
-  std::mutex wd_mu;
-  std::condition_variable wd_cv;
-  bool wd_done = false;  // under wd_mu: the loop over the chains has ended
-  std::thread watchdog;
-  if (nranks == 1 && g_program)
-    watchdog = std::thread([&] {
-      try {
-        std::unique_lock<std::mutex> wl(wd_mu);
-        // A signal handler cannot notify: the signal is polled, the end of the run is notified.
-        while (!wd_done && g_signal == 0) wd_cv.wait_for(wl, std::chrono::milliseconds(50));
-        if (wd_done || wd_cv.wait_for(wl, kStopGrace, [&] { return wd_done; })) return;
-        wl.unlock();
-        std::lock_guard<std::mutex> lock(mu);
-        // Every chain already written, or a write error: the normal path reports it.
-        if (next_to_write >= hi || write_failed) return;
-        flush_prefix();
-        progress.end_line();
-        const std::string msg = "saddle: " + stopped_message() + "\n";
-        if (::write(2, msg.data(), msg.size()) < 0) {
-        }
-        std::_Exit(kExitInterrupted);
-      } catch (...) {  // nothing may leave a thread: the normal path stops the run
-      }
-    });
-  struct JoinAtExit {  // also when the loop below throws: a joinable std::thread would terminate
-    std::mutex& m;
-    std::condition_variable& cv;
-    bool& done;
-    std::thread& t;
-    void operator()() {
-      {
-        std::lock_guard<std::mutex> l(m);
-        done = true;
-      }
-      cv.notify_all();
-      if (t.joinable()) t.join();
-    }
-    ~JoinAtExit() { (*this)(); }
-  } join_watchdog{wd_mu, wd_cv, wd_done, watchdog};
+  // A chain that does not poll the interrupt flag for a long time must not hold up a stop: in a
+  // single process, kStopGrace after a signal the watchdog writes the complete chains, says what
+  // is left and ends the process (exit 130), as the normal path would have. (Under MPI the ranks
+  // stop as they poll.)
+  StopWatchdog watchdog(nranks == 1, [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    // Every chain already written, or a write error: the normal path reports it.
+    if (next_to_write >= hi || write_failed) return false;
+    flush_prefix();
+    progress.end_line();
+    write_stop_message(stopped_message());
+    return true;
+  });
   // Chains are tasks of the one thread team (solver/parallel.hpp); the solves inside a chain
   // (the curve driver's replicates, a trainer's seeds) become tasks of the same team. A chain
   // that throws stops the run like an interrupt: no new chain starts, the complete prefix is
@@ -511,7 +516,7 @@ void run_grid(const GridJob& job, const RunOptions& r) {
     progress.end(c - first, job.chains[c].size);
     if (rank == 0) flush_prefix();
   });
-  join_watchdog();
+  watchdog.finish();
 
   // ---- the chains of the other ranks reach rank 0, each with its status ----
   std::string error_text;  // rank 0: the message of the lowest failing chain

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +101,29 @@ class StopSignals {
   void (*old_term_)(int);
 };
 
+// A stop that the computation cannot notice in time (one eigendecomposition of a large draw, one
+// long L-BFGS iteration) must not hold up the process: in the saddle program only
+// (set_program_process), and when `enabled`, kStopGrace (1.5 s) after SIGINT/SIGTERM a thread
+// calls `overdue`, which writes what is complete and says what is left; when it returns true the
+// process ends with exit 130 (as the normal path would have), when false (everything already
+// written) the normal path goes on. A host process (the Python module) is never ended. The
+// run's end (finish(), or the destructor) stops the watchdog; it waits for an `overdue` in progress.
+class StopWatchdog {
+ public:
+  StopWatchdog(bool enabled, std::function<bool()> overdue);
+  ~StopWatchdog();
+  StopWatchdog(const StopWatchdog&) = delete;
+  StopWatchdog& operator=(const StopWatchdog&) = delete;
+  void finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes "saddle: " + msg and a newline to stderr at once (a stop's last words, from any thread).
+void write_stop_message(const std::string& msg);
+
 // A progress bar for a command that is not a grid run (validate): `cases` cases, and the fractions
 // of them that the computation reports through current_work() (solver/interrupt.hpp: each case,
 // each seed within one) while this object lives on the calling thread. Drawn on stderr when it is
@@ -114,6 +138,35 @@ class CaseProgress {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The run of a command of cases (validate): SIGINT/SIGTERM for its lifetime (StopSignals), its
+// progress bar (CaseProgress), and the rows of the leading complete cases kept as they complete,
+// so that a stop the computation cannot notice in time still writes them (StopWatchdog:
+// write_interrupted(rows, complete) writes the table and returns the message). `run(complete,
+// on_complete)` is the computation (run_rmt_validation, run_slr_validation with their last two
+// arguments). Returns its rows; *complete as run sets it.
+template <class Row, class Run, class WriteInterrupted>
+std::vector<Row> run_cases(std::size_t n_cases, bool progress_on, std::size_t* complete, const Run& run,
+                           const WriteInterrupted& write_interrupted) {
+  StopSignals signals;
+  CaseProgress progress(n_cases, progress_on);
+  std::mutex mu;  // under it: the rows of the complete cases
+  std::vector<Row> kept;
+  std::size_t kept_cases = 0;
+  StopWatchdog watchdog(true, [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    progress.end_line();
+    write_stop_message(write_interrupted(kept, kept_cases));
+    return true;
+  });
+  std::vector<Row> rows = run(complete, [&](const std::vector<Row>& r, std::size_t k) {
+    std::lock_guard<std::mutex> lock(mu);
+    kept = r;
+    kept_cases = k;
+  });
+  watchdog.finish();
+  return rows;
+}
 
 // --plot for subcommands that write one table (Monte Carlo, validation, Hermite data).
 struct TablePlot {
