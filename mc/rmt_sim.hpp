@@ -52,7 +52,8 @@ struct DrawResult {
 DrawResult simulate_draw(const SimSetting& s, int draw_index);
 
 // Errors and trace statistic of one feature matrix Phi (p x n) and labels y on a gamma grid,
-// from one symmetric eigendecomposition of the smaller Gram matrix (§8.1.4-5, 7).
+// from one tridiagonal reduction of the smaller Gram matrix (§8.1.4-5, 7): its eigenvalues and
+// one tridiagonal solve per gamma (no eigenvectors). Polls the interrupt throughout.
 void spectral_errors(const Eigen::MatrixXd& Phi, const Eigen::VectorXd& y,
                      const std::vector<double>& gammas, std::vector<double>& error,
                      std::vector<double>& trace);

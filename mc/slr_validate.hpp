@@ -59,7 +59,7 @@ struct ValidationRow {
   std::string note;
 };
 
-// The built-in cases (quick: a subset that runs in about a minute on two cores).
+// The built-in cases (quick: a subset that runs in a few seconds on two cores).
 std::vector<ValidationCase> builtin_slr_cases(bool quick);
 
 // Domain of a case: the population module's (nu <= kPopulationMaxNu, max-SLR: or inf; (m_k, q_k)

@@ -254,7 +254,7 @@ void register_validate_slr(CLI::App& validate) {
   auto o = std::make_shared<ValidateSlrCli>();
   CLI::App* sub = validate.add_subcommand(
       "slr", "SLR: population, Bayes and replica theory against direct simulation (docs/equations/slr_replica.md §6)");
-  sub->add_flag("--quick", o->quick, "Built-in quick subset (about a minute)");
+  sub->add_flag("--quick", o->quick, "Built-in quick subset (a few seconds; the full set takes minutes)");
   sub->add_option("--mode", o->mode,
                   "One case from the flags: erm or population (default: the built-in cases; the case "
                   "options below need --mode)");

@@ -6,7 +6,8 @@
 # - --resume refuses (exit 2, naming the line, the file left alone) every damaged file: a bad
 #   converged flag, nan in a converged row, two rows swapped, one chain's rows in another's place,
 #   a file concatenated with itself, a long file of one repeated row;
-# - validate keeps the complete cases on SIGTERM (a file marked interrupted, exit 130);
+# - validate keeps the complete cases on SIGTERM (a file marked interrupted, exit 130), also in
+#   the middle of one large draw (within 2 s);
 # - two processes creating the same new --cache directory at once both succeed;
 # - under mpirun: one table (rmt hermite, merge), --cache NEWDIR, a SIGTERM'd run never leaves a
 #   file with the timing line unless it is complete, and --resume then equals a clean run.
@@ -36,6 +37,16 @@ if [ "$rc" -eq 130 ]; then
 else
   echo "FAIL: validate rmt after SIGTERM: exit $rc (130 expected): $(cat "$tmp/v.err")"; fail=1
 fi
+
+# ... also in the middle of one large draw (n = 2500, c = 2: products and decompositions of several
+# seconds each, cut into blocks that poll; the watchdog ends what still cannot poll after 1.5 s):
+# before, the draw in progress was finished first (about 30 s).
+stop_after 4 TERM "$tmp/v2.err" validate rmt --n 2500 --draws 4 --threads 2 --out "$tmp/v2.csv"
+[ "$rc" -eq 130 ] || { echo "FAIL: validate rmt --n 2500 after SIGTERM: exit $rc (130 expected): $(cat "$tmp/v2.err")"; fail=1; }
+grep -q '^# interrupted:' "$tmp/v2.csv" || { echo "FAIL: an interrupted validate file (large draw) is not marked"; fail=1; }
+awk -v d="$dt" -v s="${SADDLE_TIME_SCALE:-1}" 'BEGIN { exit !(d < 2.5 * (s > 1 ? 2 : 1)) }' ||
+  { echo "FAIL: validate rmt --n 2500 took ${dt} s to stop (promised: within 2 s)"; fail=1; }
+echo "note: SIGTERM 4 s into validate rmt --n 2500 stopped in ${dt} s"
 
 # SIGTERM on figures: the run in progress is stopped (no child left), the temporary directory
 # removed, exit 130 with the panels left named.

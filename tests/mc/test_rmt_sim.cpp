@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <utility>
 
 #include "equations/rmt_attention.hpp"
 #include "equations/rmt_ridge.hpp"
@@ -61,9 +62,9 @@ Estimate paired(const std::vector<mc::DrawResult>& R, int model, int ridge, std:
 }  // namespace
 
 TEST_CASE("rmt mc: spectral errors are exact identities of one matrix", "[rmt][mc]") {
-  // E(gamma) = (gamma^2/n) y^T (Phi^T Phi/n + gamma)^-2 y by a direct solve, both Gram branches.
-  for (int p : {12, 40}) {
-    const int n = 24;
+  // E(gamma) = (gamma^2/n) y^T (Phi^T Phi/n + gamma)^-2 y by a direct solve, both Gram branches;
+  // sizes past the block of the polled products (128) and a Gram matrix of rank p < n.
+  for (auto [p, n] : {std::pair{12, 24}, std::pair{40, 24}, std::pair{150, 300}, std::pair{450, 300}}) {
     Eigen::MatrixXd Phi = Eigen::MatrixXd::Random(p, n);
     Eigen::VectorXd y = Eigen::VectorXd::Random(n).cwiseSign();
     std::vector<double> gs = {1e-3, 0.1, 2.0}, e, t;
@@ -72,6 +73,7 @@ TEST_CASE("rmt mc: spectral errors are exact identities of one matrix", "[rmt][m
       Eigen::MatrixXd Q = (Phi.transpose() * Phi / n + gs[k] * Eigen::MatrixXd::Identity(n, n)).inverse();
       const double direct = gs[k] * gs[k] / n * (Q * y).squaredNorm();
       const double tr = gs[k] * gs[k] / n * (Q * Q).trace();
+      INFO("p=" << p << " n=" << n << " gamma=" << gs[k]);
       CHECK(e[k] == Approx(direct).epsilon(1e-9));
       CHECK(t[k] == Approx(tr).epsilon(1e-9));
     }
