@@ -1,7 +1,7 @@
 // Monte Carlo of the finite-size RMT model, docs/equations/rmt.md §8: per draw y, Z, X = Z + mu y^T, the true
 // nonlinear kernel K = f(X^T W X / sqrt p)/sqrt p (centred f; diagonal removed or kept), the
 // Gaussian-equivalent surrogate K~ (§8.2) and the linear-regression baseline Phi = X (§8.1.6);
-// E(gamma) for a whole gamma grid from one eigendecomposition per draw (§8.1.4-5), and the mu = 0
+// E(gamma) for a whole gamma grid from one tridiagonal reduction per draw (§8.1.4-5), and the mu = 0
 // trace statistic (§8.1.7). Mean and standard error over draws. Draw d is seeded from
 // (seed, d) only, so results do not depend on the number of threads.
 #pragma once

@@ -144,8 +144,8 @@ void run_mc_rmt(const McRmtCli& o) {
   job.settings = {
       {"model", "finite-size simulation of docs/equations/rmt.md §8: X = Z + mu y^T, mu = sqrt(snr) e1, "
                 "K = f_c(X^T W X/sqrt p)/sqrt p (true), a1(T/p - I) + sigma Xi/sqrt p "
-                "(surrogate, §8.2), Phi = X (ridge); E(gamma) from one eigendecomposition "
-                "per draw"},
+                "(surrogate, §8.2), Phi = X (ridge); E(gamma) from one tridiagonal reduction of "
+                "the smaller Gram matrix per draw"},
       {"diagonal", o.keep_diagonal ? "kept" : "removed"},
       {"columns", "mean, se: E over draws (se = sd/sqrt(draws)); diff_ridge: E_model - "
                   "E_ridge on the same draws; trace: (gamma^2/n) tr (Phi^T Phi/n + "
@@ -300,7 +300,7 @@ void register_mc_rmt(CLI::App& mc) {
   sub->add_option("--n", o->n, "Number of tokens n")->capture_default_str();
   sub->add_option("--c", o->c, "Ratio c = p/n in [1e-4, 1e4], p = round(c n) >= 3, p n <= 1.2e8 (sweepable)")
       ->capture_default_str();
-  sub->add_option("--gamma", o->gamma, "Ridge gamma in [1e-10, 1e8] (grid; one eigendecomposition per draw)")
+  sub->add_option("--gamma", o->gamma, "Ridge gamma in [1e-10, 1e8] (grid; one tridiagonal reduction per draw serves every gamma)")
       ->capture_default_str();
   sub->add_option("--snr", o->snr, "|mu|^2 in [0, 1e6] (sweepable)")->capture_default_str();
   sub->add_option("--activation", o->activation, "Activation(s): " + rmt::activation_help())

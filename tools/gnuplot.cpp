@@ -141,6 +141,7 @@ std::string style(Style s) {
     case Style::OpenTriangles: return "with points pt 8 ps 1.4";
     case Style::SquareErrorBars: return "with yerrorbars pt 5 ps 0.9 lw 2";
     case Style::Dashes: return "with vectors nohead lw 2";
+    case Style::Points: return "with points pt 7 ps 0.8";
   }
   return "with lines";
 }

@@ -31,6 +31,7 @@ enum class Style {
   OpenTriangles,     // open triangles (a theory point that did not converge)
   SquareErrorBars,   // filled squares with error bars (an extrapolated simulation; se = third value)
   Dashes,            // a short horizontal line at each point (a theory value at a marker's x)
+  Points,            // filled points, no error bar (one value each, e.g. the z of a comparison)
 };
 // Simulation markers (ErrorBars, SquareErrorBars) have wide caps, so an error bar shorter than the
 // marker still shows its extent. A lone point of a Line or DashedLine series (between two breaks)

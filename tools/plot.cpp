@@ -148,6 +148,14 @@ void plot_csv(const CsvData& data, const PlotHints& hints, const PlotOptions& op
   gnuplot::draw(plot_figure(data, hints, opt), png, opt.timeout);
 }
 
+// Whether the figure is that of a comparison table (validate: columns z and verdict) drawn as
+// comparison_figure: when no axis or column is chosen.
+template <class Has>
+bool comparison_default(const PlotOptions& opt, const Has& has) {
+  return has("z") && has("verdict") && opt.x.empty() && opt.y.empty() && opt.z.empty() && opt.by.empty() &&
+         opt.diff.empty();
+}
+
 // The columns to draw: --y, else the hints', else the first default column the data has.
 template <class Has>
 std::vector<std::string> y_columns(const PlotOptions& opt, const PlotHints& hints, const Has& has) {
@@ -172,6 +180,7 @@ void check_plot_options(const std::vector<std::string>& columns, const std::vect
       throw InputError(opt.flag_prefix + "diff: expected COL:A-B, got '" + opt.diff + "'");
     need(opt.diff.substr(0, colon));
   }
+  if (comparison_default(opt, has)) return;
   std::vector<std::string> ycols = y_columns(opt, hints, has);
   if (ycols.empty()) throw InputError("plot: say which column to plot (" + opt.flag_prefix + "y)");
   for (const auto& y : ycols) need(y);
@@ -210,9 +219,78 @@ void plot_after_output(const CsvData& data, const PlotHints& hints, const PlotOp
   }
 }
 
+namespace {
+
+// The figure of a comparison table (validate: columns z and verdict): the z of every comparison
+// that has one, numbered in file order, one marker per verdict (counts in the legend), and the
+// pass band |z| <= 4 as dashed lines. What has no z (theory rows, a comparison without a value)
+// is counted in a note.
+gnuplot::Figure comparison_figure(const CsvData& data, const PlotOptions& opt) {
+  const int zc = data.col("z"), vc = data.col("verdict"), src = data.col("source");
+  struct Look {
+    const char* verdict;
+    gnuplot::Style style;
+    int color;
+  };
+  static const Look looks[] = {{"pass", gnuplot::Style::Points, 2},
+                               {"FAIL", gnuplot::Style::Crosses, 1},
+                               {"known_gap", gnuplot::Style::OpenCircles, 4},
+                               {"rs_unstable", gnuplot::Style::OpenCircles, 3},
+                               {"rsb_gap", gnuplot::Style::OpenTriangles, 5}};
+  std::vector<std::string> order;  // verdicts in order of first appearance
+  std::map<std::string, gnuplot::Series> by_verdict;
+  std::size_t k = 0, no_z = 0;
+  double zmax = 4.0;
+  for (const auto& r : data.rows) {
+    if (src >= 0 && r[src] != "mc") continue;  // a comparison is its simulation row
+    double z;
+    if (!is_number(r[zc], z) || !std::isfinite(z)) {
+      ++no_z;
+      continue;
+    }
+    ++k;
+    zmax = std::max(zmax, std::abs(z));
+    const std::string& v = r[vc];
+    if (!by_verdict.count(v)) {
+      gnuplot::Series s{v, gnuplot::Style::OpenTriangles, 8, {}};
+      for (const auto& l : looks)
+        if (v == l.verdict) {
+          s.style = l.style;
+          s.color = l.color;
+        }
+      by_verdict[v] = s;
+      order.push_back(v);
+    }
+    by_verdict[v].points.push_back({double(k), z, 0.0});
+  }
+  if (k == 0) throw InputError("plot: no comparison has a z value (nothing to draw)");
+  gnuplot::Figure fig;
+  fig.title = opt.title.empty() ? "theory against simulation: z of each comparison" : opt.title;
+  fig.x = {"comparison (simulation rows with a z, in file order)", false};
+  fig.y = {"z = (mc - theory) / s.e.", false};
+  fig.pad = true;
+  for (const auto& v : order) {
+    gnuplot::Series s = by_verdict[v];
+    s.title = v + " (" + std::to_string(s.points.size()) + ")";
+    fig.series.push_back(s);
+  }
+  const double x0 = 0.5, x1 = k + 0.5;
+  fig.series.push_back({"pass band |z| <= 4", gnuplot::Style::DashedLine, -1, {{x0, 4.0, 0.0}, {x1, 4.0, 0.0}}});
+  fig.series.push_back({"", gnuplot::Style::DashedLine, -1, {{x0, -4.0, 0.0}, {x1, -4.0, 0.0}}});
+  fig.ymin = -1.35 * zmax;  // room for the notes below the band
+  fig.ymax = 1.2 * zmax;
+  fig.notes.push_back("a verdict may also use an allowance beside the band (the file's '# verdict:' line)");
+  if (no_z > 0) fig.notes.push_back(std::to_string(no_z) + " comparison(s) without a z value are not drawn");
+  return fig;
+}
+
+}  // namespace
+
 gnuplot::Figure plot_figure(const CsvData& data, const PlotHints& hints_in, const PlotOptions& opt) {
   if (data.rows.empty()) throw InputError("plot: no rows to plot");
   check_plot_options(data.columns, {}, hints_in, opt);
+  if (comparison_default(opt, [&](const std::string& c) { return data.col(c) >= 0; }))
+    return comparison_figure(data, opt);
   PlotHints hints = hints_in;
   if (hints.flag_column.empty() && data.col("rs_stability") >= 0) {  // `saddle plot` of slr erm
     hints.flag_column = "rs_stability";

@@ -101,7 +101,7 @@ class StopSignals {
   void (*old_term_)(int);
 };
 
-// A stop that the computation cannot notice in time (one eigendecomposition of a large draw, one
+// A stop that the computation cannot notice in time (one Eigen product of a large draw, one
 // long L-BFGS iteration) must not hold up the process: in the saddle program only
 // (set_program_process), and when `enabled`, kStopGrace (1.5 s) after SIGINT/SIGTERM a thread
 // calls `overdue`, which writes what is complete and says what is left; when it returns true the

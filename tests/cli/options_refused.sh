@@ -57,6 +57,12 @@ if command -v gnuplot >/dev/null; then
   "$S" validate slr --mode population --D 8 --seeds 2 --n-test 200 --out "$tmp/v.csv" --plot "$tmp/v.png" \
     2>"$tmp/err" || { echo "FAIL: validate slr --plot: $(cat "$tmp/err")"; fail=1; }
   [ -s "$tmp/v.png" ] || { echo "FAIL: validate slr --plot drew nothing"; fail=1; }
+  # `saddle plot` of a validation file (no column named): the z of each comparison.
+  data="$(dirname "$0")/../../data/validation"
+  for v in validate_slr_full validate_rmt_full; do
+    "$S" plot "$data/$v.csv" --out "$tmp/$v.png" 2>"$tmp/err" || { echo "FAIL: saddle plot $v.csv: $(cat "$tmp/err")"; fail=1; }
+    [ -s "$tmp/$v.png" ] || { echo "FAIL: saddle plot $v.csv drew nothing"; fail=1; }
+  done
 fi
 
 # ---- arguments with a NUL cannot reach the program from a shell; the module's path is tested in

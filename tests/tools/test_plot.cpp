@@ -188,3 +188,33 @@ TEST_CASE("gnuplot: clipped values, lone points, dashes and notes draw", "[tools
   gnuplot::draw(fig, png.str());
   CHECK(std::filesystem::file_size(png.path) > 1000);
 }
+
+// A comparison table (validate) is drawn as the z of each comparison: simulation rows only,
+// numbered in file order, one series per verdict with its count, and the band |z| <= 4; a row
+// without a z is counted in a note, not drawn.
+TEST_CASE("plot: a validation table draws z per comparison with the pass band", "[tools][plot]") {
+  TempCsv f("# saddle 1\ncase,quantity,source,value,se,z,verdict\n"
+            "a,m,theory,0.5,0,,pass\na,m,mc,0.51,0.01,1.2,pass\n"
+            "a,q,theory,0.2,0,,FAIL\na,q,mc,0.3,0.01,-9.5,FAIL\n"
+            "b,m,theory,0.4,0,,pass\nb,m,mc,0.39,0.01,-0.3,pass\n"
+            "b,q,mc,nan,0,,rsb_unconverged\n");
+  const gnuplot::Figure fig = plot_figure(read_csv(f.str()), PlotHints{}, PlotOptions{});
+  REQUIRE(fig.series.size() == 4);  // pass, FAIL, the band's two lines
+  CHECK(fig.series[0].title == "pass (2)");
+  CHECK(fig.series[0].points[0][0] == 1.0);
+  CHECK(fig.series[0].points[1][0] == 3.0);  // the third comparison in file order
+  CHECK(fig.series[0].points[1][1] == -0.3);
+  CHECK(fig.series[1].title == "FAIL (1)");
+  CHECK(fig.series[1].style == gnuplot::Style::Crosses);
+  CHECK(fig.series[1].points[0][1] == -9.5);
+  CHECK(fig.series[2].points[0][1] == 4.0);
+  CHECK(fig.series[3].points[1][1] == -4.0);
+  CHECK(fig.ymin < -9.5);  // the largest |z| is on the axes
+  REQUIRE(fig.notes.size() == 2);
+  CHECK_THAT(fig.notes[1], Contains("1 comparison(s) without a z"));
+  // Asked for a column, the usual curves.
+  PlotOptions opt;
+  opt.y = "value";
+  opt.x = "se";
+  CHECK(plot_figure(read_csv(f.str()), PlotHints{}, opt).series.front().style != gnuplot::Style::Points);
+}
