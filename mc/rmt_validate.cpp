@@ -86,15 +86,10 @@ std::vector<RmtValidationRow> run_rmt_validation(int n, int draws, std::uint64_t
     }
   };
   const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case, [&](std::size_t k) {
-    if (!on_complete) return;
-    std::vector<RmtValidationRow> prefix;
-    for (std::size_t ci = 0; ci < k; ++ci) prefix.insert(prefix.end(), per_case[ci].begin(), per_case[ci].end());
-    on_complete(prefix, k);
+    if (on_complete) on_complete(leading_rows(per_case, k), k);
   });
   if (complete_cases) *complete_cases = complete;
-  std::vector<RmtValidationRow> rows;
-  for (std::size_t ci = 0; ci < complete; ++ci) rows.insert(rows.end(), per_case[ci].begin(), per_case[ci].end());
-  return rows;
+  return leading_rows(per_case, complete);
 }
 
 }  // namespace mc

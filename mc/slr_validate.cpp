@@ -487,18 +487,13 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
                 th_note, mc_note, usable, rs_unstable);
     }
   };
-  std::vector<ValidationRow> out;
   // Progress: the replica curves count for nothing, each case for an equal part, its seeds for
   // parts of that.
   const std::size_t complete = parallel_cases(cases.size(), complete_cases != nullptr, run_case, [&](std::size_t k) {
-    if (!on_complete) return;
-    std::vector<ValidationRow> prefix;
-    for (std::size_t ci = 0; ci < k; ++ci) prefix.insert(prefix.end(), per_case[ci].begin(), per_case[ci].end());
-    on_complete(prefix, k);
+    if (on_complete) on_complete(leading_rows(per_case, k), k);
   });
   if (complete_cases) *complete_cases = complete;
-  for (std::size_t ci = 0; ci < complete; ++ci) out.insert(out.end(), per_case[ci].begin(), per_case[ci].end());
-  return out;
+  return leading_rows(per_case, complete);
 }
 
 }  // namespace mc

@@ -135,4 +135,13 @@ std::size_t parallel_cases(std::size_t n, bool keep_complete, const F& run_case)
   return parallel_cases(n, keep_complete, run_case, [](std::size_t) {});
 }
 
+// The rows of the first k cases (per_case[i]: the rows of case i), in case order: what
+// parallel_cases' leading complete cases hold.
+template <class Row>
+std::vector<Row> leading_rows(const std::vector<std::vector<Row>>& per_case, std::size_t k) {
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < k; ++i) rows.insert(rows.end(), per_case[i].begin(), per_case[i].end());
+  return rows;
+}
+
 }  // namespace saddle
