@@ -18,7 +18,7 @@ ReplicaCurveOptions::ReplicaCurveOptions() {
   solver.max_iter = 300;
   solver.newton_polish = false;
   solver.stall_window = 20;
-  stall_accept = 1e-2;
+  warm_accept = 1e-2;
   retry = true;
   retry_mix = 0.2;
   retry_max_iter = 1500;

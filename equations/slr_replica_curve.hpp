@@ -12,8 +12,8 @@ namespace saddle {
 namespace slr {
 
 // A curve point for one start, every value as mean +- s.e. over the R replicates, with the
-// driver's bookkeeping (CurveStatus: converged = every replicate converged, or stalled with
-// residual <= stall_accept; n_stalled; preferred = lowest train_loss among the converged starts;
+// driver's bookkeeping (CurveStatus: converged = every replicate met the tolerance, or the noise
+// rule of solver/curve.hpp; a stall never counts; n_stalled, amplitude; preferred = lowest train_loss among the converged starts;
 // coexist = another start converged to a test error more than 4 s.e. + 1e-3 away; stability
 // from the replicon eigenvalue and the jumps, rs_verdict(), with its reason).
 struct ReplicaPoint : CurveStatus, ReplicaValues<Estimate> {
@@ -29,8 +29,8 @@ struct ReplicaPoint : CurveStatus, ReplicaValues<Estimate> {
 // map is piecewise constant in the jumps, where Anderson can end in its small limit cycle; the
 // pre-integrated map is continuous (measured on the softmax L = 2 curve: Newton in 4-8 passes at
 // most points, fallbacks at a few, as with the sampled map).
-// A stalled replicate counts as converged below stall_accept = 1e-2; failed replicates are
-// retried (damped, mix 0.2, at most 1500 iterations). Refinement (target_se > 0) raises the QMC
+// A stalled replicate is never converged (below warm_accept = 1e-2 it still carries the
+// continuation); failed replicates are retried (damped, mix 0.2, at most 1500 iterations). Refinement (target_se > 0) raises the QMC
 // points 4x per level; points whose RS fixed point is unstable are refined only with
 // refine_unstable: there the RS value is not the ERM answer.
 struct ReplicaCurveOptions : CurveOptions {

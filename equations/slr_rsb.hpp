@@ -201,7 +201,7 @@ struct RsbPoint : CurveStatus, RsbValues<Estimate> {
 
 // Anderson (depth 3, mix 0.3: with depth 5, mix 0.5 Anderson was seen to end on a second, lower
 // fixed point that plain damping does not reach), tol 1e-5, max_iter 300, stall window 20,
-// stall_accept 1e-2, damped retry (mix 0.5, at most 400 iterations); refinement 4x outer points
+// warm_accept 1e-2 (never a convergence rule), damped retry (mix 0.5, at most 400 iterations); refinement 4x outer points
 // per level on the test error (off by default).
 struct RsbCurveOptions : CurveOptions {
   RsbCurveOptions();

@@ -449,7 +449,7 @@ std::vector<ValidationRow> run_slr_validation(const std::vector<ValidationCase>&
       if (!p.converged || p.n_stalled > 0) {
         allowance += p.residual;
         th_note += "; " + std::to_string(p.n_stalled) + " replicate(s) stalled; residual " +
-                   fmt_short(p.residual) + (p.converged ? "" : " (above the replica's stall_accept)");
+                   fmt_short(p.residual) + (p.converged ? "" : " (not converged: " + reason_text(p) + ")");
       }
       if (!usable) th_note += "; NOT a fixed point (residual > 0.05)";
       const RsStability stab = p.stability;

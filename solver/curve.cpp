@@ -36,8 +36,13 @@ std::string path_text(const CurveStatus& s) {
   return t;
 }
 
-bool accepted(const SolveSummary& sm, const CurveOptions& opt) {
-  return sm.converged || (sm.stalled && sm.residual <= opt.stall_accept);
+std::string reason_text(const CurveStatus& s) {
+  if (s.reason == Termination::Tolerance && s.n_noise > 0) return "noise";
+  return to_string(s.reason);
+}
+
+bool usable(const SolveSummary& sm, const CurveOptions& opt) {
+  return sm.converged || (sm.stalled && sm.residual <= opt.warm_accept);
 }
 
 namespace {
@@ -63,7 +68,7 @@ SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const
 
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt) {
   SolveResult sr = solve_in_domain(sys, start, opt.solver);
-  if (opt.retry && !accepted(sr.summary, opt)) {
+  if (opt.retry && !usable(sr.summary, opt)) {
     // A slow damped iteration: the plain or accelerated iteration can have an unstable direction
     // (e.g. near the interpolation peak of linear attention).
     SolverOptions slow = opt.solver;
@@ -73,7 +78,8 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
     slow.stall_window = std::max(opt.solver.stall_window, 100);
     SolveResult again = solve_in_domain(sys, start, slow);
     again.summary.iterations += sr.summary.iterations;
-    if (accepted(again.summary, opt) || again.summary.residual < sr.summary.residual) return again;
+    if (again.summary.converged || (!sr.summary.converged && again.summary.residual < sr.summary.residual))
+      return again;
   }
   return sr;
 }
@@ -84,7 +90,23 @@ struct Replicate {
   SolveResult res;  // x projected
   Vec values;
   double radius = std::numeric_limits<double>::quiet_NaN();  // map radius (if computed)
+  bool within_noise = false;  // not converged, but its residual is below the map's noise
 };
+
+// How severe a replicate's termination is for the point's reason (higher wins).
+int severity(Termination t) {
+  switch (t) {
+    case Termination::Tolerance:
+    case Termination::Newton: return 0;
+    case Termination::NewtonFailed: return 1;
+    case Termination::MaxIter: return 2;
+    case Termination::Stalled: return 3;
+    case Termination::Interrupted: return 4;
+    case Termination::NonFinite: return 5;
+    case Termination::OutOfDomain: return 6;
+  }
+  return 0;
+}
 
 // The model's values at a replicate's solution; where the model cannot evaluate them (OutOfDomain)
 // they are NaN and the replicate is marked not converged, so the point says converged = 0.
@@ -100,7 +122,7 @@ Vec values_in_domain(const CurveModel& model, const FixedPointSystem& sys, Solve
   }
 }
 
-// Map radius at an accepted solution (x projected first).
+// Map radius at a usable solution (x projected first).
 MapSpectrum spectrum_at(const FixedPointSystem& sys, const Vec& x) {
   Vec xp = x;
   sys.project(xp);
@@ -123,15 +145,29 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
   const int nx = static_cast<int>(reps[0]->res.x.size());
   const int nv = static_cast<int>(reps[0]->values.size());
   std::vector<std::vector<double>> xs(nx, std::vector<double>(R)), vs(nv, std::vector<double>(R));
+  p.reason = Termination::Tolerance;
   for (int r = 0; r < R; ++r) {
     const SolveResult& sr = reps[r]->res;
     for (int j = 0; j < nx; ++j) xs[j][r] = sr.x(j);
     for (int j = 0; j < nv; ++j) vs[j][r] = reps[r]->values(j);
+    // converged means below tolerance (a stalled solve never is), or within the map's noise
     const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
-    const bool ok_stall = sr.summary.stalled && sr.summary.residual <= opt.stall_accept;
+    const bool ok_noise = !ok_tol && reps[r]->within_noise;
     if (ok_tol) ++p.n_converged;
-    else if (sr.summary.stalled) ++p.n_stalled;
-    if (!ok_tol && !ok_stall) ++p.n_failed;
+    if (ok_noise) ++p.n_noise;
+    if (sr.summary.stalled) {
+      ++p.n_stalled;
+      p.amplitude = std::max(p.amplitude, sr.summary.amplitude);
+    }
+    if (!ok_tol && !ok_noise) {
+      ++p.n_failed;
+      // a solve that met tol only by its Newton polish reports Newton; any other non-converged
+      // ending is the reason of the point (the most severe one)
+      const Termination t = sr.summary.reason == Termination::Tolerance || sr.summary.reason == Termination::Newton
+                                ? Termination::MaxIter
+                                : sr.summary.reason;
+      if (p.reason == Termination::Tolerance || severity(t) > severity(p.reason)) p.reason = t;
+    }
     if (sr.summary.reason == Termination::OutOfDomain) ++p.n_out_of_domain;
     p.iterations = std::max(p.iterations, sr.summary.iterations);
     ++p.n_by_path[static_cast<int>(sr.summary.path)];
@@ -145,6 +181,86 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
   if (std::all_of(radii.begin(), radii.end(), [](double v) { return std::isfinite(v); }))
     p.map_radius = summarize(radii);
   return p;
+}
+
+// The replicates of one point, for the noise rule.
+struct NoiseCheck {
+  double param;
+  int level;
+  std::vector<Replicate*> reps;
+};
+
+// The noise rule of CurveOptions: for every point with a replicate that did not converge (finite
+// residual), the map's QMC noise per component is the standard deviation over the replicates of
+// F_r(xbar) at the mean state xbar, and such a replicate is marked within_noise when
+// |F_r(x_r) - x_r|_j <= max(noise_factor noise_j, tol) for every j. Map evaluations run in
+// parallel; a state the model cannot evaluate leaves the replicate not converged.
+void apply_noise_rule(const CurveModel& model, std::vector<NoiseCheck>& checks, const CurveOptions& opt) {
+  if (!(opt.noise_factor > 0.0)) return;
+  std::vector<NoiseCheck*> todo;
+  for (NoiseCheck& c : checks) {
+    if (c.reps.size() < 2) continue;
+    bool need = false, blocked = false;
+    for (const Replicate* r : c.reps) {
+      const SolveSummary& sm = r->res.summary;
+      if (sm.converged && !sm.stalled) continue;
+      // a replicate without a usable state: the point is not converged, no rule
+      if (sm.reason == Termination::OutOfDomain || sm.reason == Termination::Interrupted ||
+          sm.reason == Termination::NonFinite || !std::isfinite(sm.residual))
+        blocked = true;
+      else
+        need = true;
+    }
+    if (need && !blocked) todo.push_back(&c);
+  }
+  if (todo.empty()) return;
+  const std::size_t R = todo.front()->reps.size();
+  // Per (point, replicate): F_r(xbar) and F_r(x_r) - x_r.
+  std::vector<Vec> xbar(todo.size());
+  for (std::size_t t = 0; t < todo.size(); ++t) {
+    xbar[t] = Vec::Zero(todo[t]->reps[0]->res.x.size());
+    for (const Replicate* r : todo[t]->reps) xbar[t] += r->res.x;
+    xbar[t] /= static_cast<double>(todo[t]->reps.size());
+  }
+  std::vector<Vec> f_bar(todo.size() * R), g_own(todo.size() * R);
+  std::vector<char> ok(todo.size() * R, 1);
+  parallel_for(todo.size() * R, [&](std::size_t u) {
+    if (interrupt_requested()) return;
+    const NoiseCheck& c = *todo[u / R];
+    const int r = static_cast<int>(u % R);
+    const Replicate& rep = *c.reps[r];
+    try {
+      const auto sys = model.system(c.param, r, c.level);
+      Vec xb = xbar[u / R];
+      sys->project(xb);
+      f_bar[u] = sys->map(xb);
+      if (!(rep.res.summary.converged && !rep.res.summary.stalled))
+        g_own[u] = sys->map(rep.res.x) - rep.res.x;
+      if (!f_bar[u].allFinite() || (g_own[u].size() > 0 && !g_own[u].allFinite())) ok[u] = 0;
+    } catch (const OutOfDomain&) {
+      ok[u] = 0;
+    }
+  });
+  if (interrupt_requested()) return;
+  for (std::size_t t = 0; t < todo.size(); ++t) {
+    bool all = true;
+    for (std::size_t r = 0; r < R; ++r) all = all && ok[t * R + r];
+    if (!all) continue;
+    const Eigen::Index n = f_bar[t * R].size();
+    Vec mean = Vec::Zero(n), var = Vec::Zero(n);
+    for (std::size_t r = 0; r < R; ++r) mean += f_bar[t * R + r];
+    mean /= static_cast<double>(R);
+    for (std::size_t r = 0; r < R; ++r) var += (f_bar[t * R + r] - mean).cwiseAbs2();
+    const Vec noise = (var / static_cast<double>(R - 1)).cwiseSqrt();
+    for (std::size_t r = 0; r < R; ++r) {
+      const Vec& g = g_own[t * R + r];
+      if (g.size() == 0) continue;  // converged by tolerance
+      bool within = true;
+      for (Eigen::Index j = 0; j < n; ++j)
+        within = within && std::abs(g[j]) <= std::max(opt.noise_factor * noise[j], opt.solver.tol);
+      todo[t]->reps[r]->within_noise = within;
+    }
+  }
 }
 
 }  // namespace
@@ -172,8 +288,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     const int t = static_cast<int>(tt);
     const CurveStart& st = starts[t / R];
     const int r = t % R;
-    // Continuation with warm starts: an accepted replicate (converged, or a small limit cycle)
-    // is the start of the next point.
+    // Continuation with warm starts: a usable replicate (converged, or a small limit cycle) is
+    // the start of the next point.
     std::vector<SolveResult> res(n_par);
     std::vector<double> radius(n_par, std::numeric_limits<double>::quiet_NaN());
     const bool need_radius = opt.map_radius || st.escape > 0.0;
@@ -183,7 +299,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
       const auto sys = model.system(params[i], r, 0);
       res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt);
-      if (need_radius && accepted(res[i].summary, opt)) {
+      if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;
         if (st.escape > 0.0 && ms.radius > 1.0) {
@@ -193,7 +309,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
           SolverOptions damped = opt.solver;
           damped.method = Method::Damped;
           SolveResult again = solve_in_domain(*sys, res[i].x + st.escape * ms.direction, damped);
-          if (accepted(again.summary, opt)) {
+          if (usable(again.summary, opt)) {
             const double ra = spectrum_at(*sys, again.x).radius;
             if (ra < ms.radius) {
               again.summary.iterations += res[i].summary.iterations;
@@ -203,7 +319,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
           }
         }
       }
-      if (accepted(res[i].summary, opt)) start = res[i].x;
+      if (usable(res[i].summary, opt)) start = res[i].x;
       work.add(per_solve);
     }
     for (int i = 0; i < n_par && !interrupt_requested(); ++i) {
@@ -216,6 +332,17 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   });
 
   // An interrupted curve is incomplete: the caller (the grid runner) drops it.
+  if (interrupt_requested()) return {};
+  {
+    std::vector<NoiseCheck> checks;
+    for (int k = 0; k < n_start; ++k)
+      for (int i = 0; i < n_par; ++i) {
+        NoiseCheck c{params[i], 0, {}};
+        for (int r = 0; r < R; ++r) c.reps.push_back(&reps[k * R + r][i]);
+        checks.push_back(std::move(c));
+      }
+    apply_noise_rule(model, checks, opt);
+  }
   if (interrupt_requested()) return {};
 
   auto point = [&](int k, int i, int level) {
@@ -259,23 +386,33 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       sys->project(sr.x);
       fine[u].values = values_in_domain(model, *sys, sr);
       if (opt.map_radius || starts[k].escape > 0.0)
-        if (accepted(sr.summary, opt)) fine[u].radius = spectrum_at(*sys, sr.x).radius;
+        if (usable(sr.summary, opt)) fine[u].radius = spectrum_at(*sys, sr.x).radius;
       fine[u].res = std::move(sr);
     });
     if (interrupt_requested()) return {};
+    {
+      std::vector<NoiseCheck> checks;
+      for (std::size_t v = 0; v < todo.size(); ++v) {
+        NoiseCheck c{params[todo[v] % n_par], level, {}};
+        for (int r = 0; r < R; ++r) c.reps.push_back(&fine[v * R + r]);
+        checks.push_back(std::move(c));
+      }
+      apply_noise_rule(model, checks, opt);
+    }
+    if (interrupt_requested()) return {};
     for (std::size_t v = 0; v < todo.size(); ++v) {
       const int j = todo[v], k = j / n_par, i = j % n_par;
-      // Keep the refined solve only if every replicate was accepted (else the coarser point,
-      // which was accepted, stays).
-      bool all_ok = true;
-      for (int r = 0; r < R; ++r) all_ok = all_ok && accepted(fine[v * R + r].res.summary, opt);
-      if (!all_ok) continue;
+      // Keep the refined point only if it converged (else the coarser point, which converged,
+      // stays).
+      std::vector<const Replicate*> rr(R);
+      for (int r = 0; r < R; ++r) rr[r] = &fine[v * R + r];
+      if (!aggregate(rr, params[i], k, level, opt).converged) continue;
       for (int r = 0; r < R; ++r) reps[k * R + r][i] = std::move(fine[v * R + r]);
       out[j] = point(k, i, level);
     }
   }
 
-  // Preferred start (lowest free energy among the accepted) and coexistence at each parameter.
+  // Preferred start (lowest free energy among the converged) and coexistence at each parameter.
   for (int i = 0; i < n_par; ++i) {
     std::vector<double> f(n_start);
     std::vector<bool> ok(n_start);

@@ -29,33 +29,43 @@ struct CurveStart {
   Vec x0;
   Direction direction = Direction::Forward;
   bool warm = true;
-  // > 0: an accepted point of this start that is a repelling fixed point of the map (map radius
+  // > 0: a usable point of this start that is a repelling fixed point of the map (map radius
   // > 1, e.g. an exactly symmetric solution m = 0 past a bifurcation, reached by warm starts from
   // the symmetric side) is solved once more, by the damped iteration, from x + escape v, v the
-  // map's leading unstable direction (solver/map_radius.hpp); the new solution replaces it when it is accepted and less
+  // map's leading unstable direction (solver/map_radius.hpp); the new solution replaces it when it is usable and less
   // repelling, and the continuation carries on from it. 0: points are kept as found.
   double escape = 0.0;
 };
 
+// When a point is converged (docs/adding_a_model.md "Convergence"): every replicate met the
+// tolerance (|F(x) - x|_inf <= solver.tol), or, for a replicate that did not, every component of
+// its residual F_r(x_r) - x_r is at most noise_factor times the map's own QMC noise in that
+// component, measured at the point as the standard deviation over the R replicates of F_r(xbar)
+// (xbar = the mean of the replicates' states; a component without noise must meet tol). Such a
+// replicate adds at most noise_factor of its own sampling deviation to the point; the point's
+// reason is then "noise". A stalled iteration (limit cycle) is never converged by itself.
 struct CurveOptions {
   SolverOptions solver;
-  // A stalled replicate (limit cycle of a piecewise-smooth map) is accepted when its residual is
-  // at most this; an accepted replicate is a valid warm start.
-  double stall_accept = 1e-2;
-  // A replicate that is not accepted is solved again from the same start with a damped iteration
-  // of mix retry_mix (at most retry_iterations() iterations, stall window >= 100); the better of
-  // the two is kept.
+  // Not a convergence rule: a stalled replicate (limit cycle of a piecewise-smooth map) whose
+  // residual is at most this is still used as the warm start of the next point and is not
+  // retried; it counts as converged only by the rule above.
+  double warm_accept = 1e-2;
+  // The noise rule above (0: off, converged means the tolerance only). Needs >= 2 replicates.
+  double noise_factor = 0.1;
+  // A replicate that is neither converged nor a usable stall (warm_accept) is solved again from
+  // the same start with a damped iteration of mix retry_mix (at most retry_iterations()
+  // iterations, stall window >= 100); the better of the two is kept.
   bool retry = false;
   double retry_mix = 0.2;
   int retry_max_iter = 1500;
-  // Refinement: an accepted point whose value CurveModel::refine_on() has s.e. > target_se
+  // Refinement: a converged point whose value CurveModel::refine_on() has s.e. > target_se
   // (0 = off) is solved again at the next refinement level (every replicate warm-started from its
   // own solution), up to max_refine levels. Points the stability hook calls Unstable are refined
   // only with refine_unstable.
   double target_se = 0.0;
   int max_refine = 2;
   bool refine_unstable = false;
-  // Report the spectral radius of dF/dx at every accepted replicate (CurvePoint::map_radius;
+  // Report the spectral radius of dF/dx at every usable replicate (CurvePoint::map_radius;
   // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
   // point without a Jacobian.
   bool map_radius = false;
@@ -78,20 +88,30 @@ std::string to_string(Stability s);  // "unknown", "stable", "marginal", "unstab
 // Bookkeeping of one curve point over its replicates.
 struct CurveStatus {
   int n_converged = 0;     // replicates that met the tolerance
+  int n_noise = 0;         // replicates converged within the map's noise (CurveOptions)
   int n_stalled = 0;       // replicates that ended in a limit cycle
-  int n_failed = 0;        // replicates neither converged nor stalled within stall_accept
+  int n_failed = 0;        // replicates not converged (R - n_converged - n_noise)
   int iterations = 0;      // max over replicates
   double residual = 0;     // max over replicates of |F(x) - x|_inf
-  bool converged = false;  // every replicate accepted
+  double amplitude = 0;    // largest limit-cycle amplitude over the stalled replicates (0: none)
+  bool converged = false;  // every replicate converged (tolerance or noise)
+  // Why the point ended: Tolerance when every replicate met it; otherwise the termination of a
+  // replicate that is not converged (the most severe one: out of domain, non-finite, interrupted,
+  // stalled, max_iter, newton_failed), or Tolerance with n_noise > 0 (reason_text: "noise").
+  Termination reason = Termination::Tolerance;
   int level = 0;           // refinement level behind the point
-  bool preferred = false;  // lowest free energy among the accepted starts at this parameter
-  bool coexist = false;    // another accepted start reached a distinct solution here
+  bool preferred = false;  // lowest free energy among the converged starts at this parameter
+  bool coexist = false;    // another converged start reached a distinct solution here
   Stability stability = Stability::Unknown;
   // Replicates whose result came from each iteration (indexed by Method: damped, anderson,
   // newton), e.g. Newton steps, or the Anderson fallback where the Newton steps did not converge.
   int n_by_path[3] = {0, 0, 0};
   int n_out_of_domain = 0;  // replicates the model could not evaluate (OutOfDomain)
 };
+
+// The point's reason as a word: "tolerance", "noise" (converged, some replicate within the map's
+// noise) or the reason a replicate did not converge ("stalled", "max_iter", ...).
+std::string reason_text(const CurveStatus& s);
 
 // "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths; followed by
 // "+out_of_domain:N" when N replicates left the model's domain (the point is then not converged).
@@ -103,7 +123,7 @@ struct CurvePoint : CurveStatus {
   std::vector<Estimate> x;       // the unknowns, in the order of FixedPointSystem::names()
   std::vector<Estimate> values;  // the model's values (CurveModel::values)
   // Spectral radius of the map's Jacobian at the solution, over the replicates (NaN where not
-  // computed: CurveOptions::map_radius off and no escape, or a replicate not accepted). Above 1:
+  // computed: CurveOptions::map_radius off and no escape, or a replicate not usable). Above 1:
   // the fixed point repels the plain iteration (a saddle of the model; see repelling()).
   Estimate map_radius{std::numeric_limits<double>::quiet_NaN(), 0.0, {}};
   bool repelling() const { return map_radius.mean > 1.0; }
@@ -131,7 +151,7 @@ class CurveModel {
   virtual double free_energy(const CurvePoint&) const {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  // Whether two accepted points at the same parameter (different starts) are distinct solutions.
+  // Whether two converged points at the same parameter (different starts) are distinct solutions.
   virtual bool distinct(const CurvePoint&, const CurvePoint&) const { return false; }
 };
 
@@ -144,8 +164,9 @@ class CurveModel {
 std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& params,
                                   const std::vector<CurveStart>& starts, const CurveOptions& opt);
 
-// The accept rule: converged, or stalled with residual <= stall_accept.
-bool accepted(const SolveSummary& s, const CurveOptions& opt);
+// Whether a replicate's result can carry the continuation (warm start of the next point) and
+// need not be retried: converged, or stalled with residual <= warm_accept. Not a convergence rule.
+bool usable(const SolveSummary& s, const CurveOptions& opt);
 
 // One solve from `start` with the retry of CurveOptions (see there).
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt);

@@ -237,8 +237,14 @@ SolveResult iterate(const FixedPointSystem& sys, const Vec& x0, const SolverOpti
     res.summary.converged = true;
   } else if (stalled) {
     Vec mean = Vec::Zero(x.size());
-    for (const Vec& h : hist_x) mean += h;
+    Vec lo = hist_x.front(), hi = hist_x.front();
+    for (const Vec& h : hist_x) {
+      mean += h;
+      lo = lo.cwiseMin(h);
+      hi = hi.cwiseMax(h);
+    }
     mean /= static_cast<double>(hist_x.size());
+    res.summary.amplitude = (hi - lo).maxCoeff();
     sys.project(mean);
     res.x = mean;
     res.summary.residual = norm_at(sys, mean);

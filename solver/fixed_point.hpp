@@ -30,8 +30,8 @@ struct SolverOptions {
   int newton_halvings = 3;  // Method::Newton: backtracking trial steps 1, 1/2, ..., 2^-newton_halvings
   Method newton_fallback = Method::Anderson;  // Method::Newton: the iteration after it (not Newton)
   // If > 0: stop when the residual has not beaten its running minimum for this many iterations
-  // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates
-  // and flag the solve as stalled.
+  // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates,
+  // flag the solve as stalled (never converged) and report the cycle's amplitude.
   int stall_window = 0;
 };
 
@@ -64,6 +64,9 @@ struct SolveSummary {
   int steps = 0;
   Method path = Method::Anderson;  // the iteration that produced the result
   double residual = std::numeric_limits<double>::infinity();  // |F(x) - x|_inf at the result
+  // Stalled solves: the amplitude of the limit cycle, max over the unknowns of (largest -
+  // smallest value) over the last stall_window iterates; 0 otherwise.
+  double amplitude = 0.0;
   double wall_seconds = 0.0;
 };
 

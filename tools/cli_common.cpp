@@ -288,6 +288,57 @@ void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_t
       ->group("Solver");
 }
 
+void add_curve_options(CLI::App* sub, CurveCli& o) {
+  sub->add_option("--stall-window", o.stall_window,
+                  "Stop a limit cycle after this many iterations without a new best residual "
+                  "(>= 0; 0 = off); a stalled replicate is never converged by itself")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--noise-factor", o.noise_factor,
+                  "A replicate that did not meet --tol still converges when every component of "
+                  "its residual is at most this times the map's own QMC noise there (the s.d. "
+                  "over the replicates of F_r at their mean state), in [0, 1]; 0 = --tol only")
+      ->capture_default_str()->group("Solver");
+  sub->add_option("--stall-accept", o.stall_accept,
+                  "Removed: a stalled iteration is never called converged (see --noise-factor)")
+      ->group("Solver");
+  sub->add_flag("--no-retry", o.no_retry,
+                "Do not retry a failed replicate with a slow damped iteration")
+      ->group("Solver");
+}
+
+void finish_curve_options(const CurveCli& o, CurveOptions& copt) {
+  if (!o.stall_accept.empty())
+    throw InputError("--stall-accept: removed; a stalled iteration is never converged: converged "
+                     "means the residual is below --tol, or below --noise-factor times the map's "
+                     "own QMC noise");
+  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
+  if (!(o.noise_factor >= 0.0 && o.noise_factor <= 1.0))
+    throw InputError("--noise-factor: must be in [0, 1]");
+  copt.solver.stall_window = o.stall_window;
+  copt.noise_factor = o.noise_factor;
+  copt.retry = !o.no_retry;
+}
+
+std::string convergence_rule_text(const CurveOptions& copt) {
+  std::string t = "converged=1 iff every replicate's residual |F(x) - x|_inf is <= tol=" + fmt(copt.solver.tol);
+  if (copt.noise_factor > 0.0)
+    t += ", or every component of it is <= noise_factor=" + fmt(copt.noise_factor) +
+         " x the map's own QMC noise (s.d. over the replicates of F_r at their mean state; "
+         "reason = noise)";
+  t += "; a limit cycle (no new best residual in stall_window iterations) is never converged by "
+       "itself: reason = stalled, amplitude = its largest range over the last stall_window "
+       "iterates; reason = tolerance, noise, stalled, max_iter, newton_failed, non_finite, "
+       "out_of_domain";
+  return t;
+}
+
+std::vector<std::string> curve_status_columns() { return {"reason", "amplitude"}; }
+
+void push_curve_status(std::vector<std::string>& row, const CurveStatus& s) {
+  row.push_back(reason_text(s));
+  row.push_back(fmt(s.amplitude));
+}
+
 void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
   try {
     opt.method = parse_method(method_text);

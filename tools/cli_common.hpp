@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "solver/curve.hpp"
 #include "solver/fixed_point.hpp"
 #include "solver/interrupt.hpp"
 
@@ -138,6 +139,29 @@ void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_t
 void finish_solver_options(SolverOptions& opt, const std::string& method_text);
 // "method=anderson mix=0.5 tol=1e-10 ..." for the CSV header.
 std::string describe(const SolverOptions& opt);
+
+// The convergence flags of every curve command, next to the CurveOptions they set
+// (solver/curve.hpp): --stall-window, --noise-factor, --no-retry; --stall-accept (which once made
+// a stalled iteration "converged") is refused with the reason. Defaults: the command's own
+// CurveOptions.
+struct CurveCli {
+  int stall_window = 0;
+  double noise_factor = 0.1;
+  bool no_retry = false;
+  std::string stall_accept;  // only to refuse the removed flag
+  CurveCli() = default;
+  explicit CurveCli(const CurveOptions& d)
+      : stall_window(d.solver.stall_window), noise_factor(d.noise_factor), no_retry(!d.retry) {}
+};
+void add_curve_options(CLI::App* sub, CurveCli& o);
+// Validates the flags (InputError) and writes them into copt (copt.solver already set).
+void finish_curve_options(const CurveCli& o, CurveOptions& copt);
+// The convergence rule as the CSV header and --help state it (the same words in every command).
+std::string convergence_rule_text(const CurveOptions& copt);
+// The status columns every curve command writes after its own: why the point ended and the
+// amplitude of a limit cycle (CurveStatus::reason, amplitude), and their cells.
+std::vector<std::string> curve_status_columns();
+void push_curve_status(std::vector<std::string>& row, const CurveStatus& s);
 
 // A tidy CSV table built in memory and written only when complete, so a failing run never
 // leaves a partial CSV on stdout.

@@ -31,11 +31,9 @@ struct ErmCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
               alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
               channel = "sampled";
-  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, stall_window = 20,
-      line_nodes = 6;
+  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, line_nodes = 6;
   unsigned long long seed = 1;
-  double stall_accept = 1e-2;
-  bool no_retry = false;
+  CurveCli curve{slr::ReplicaCurveOptions()};
   double target_se = 0.005;
   int max_refine = 2;
   bool refine_unstable = false;
@@ -44,20 +42,17 @@ struct ErmCli {
   RunOptions run;
   CLI::Option* points_opt = nullptr;  // --points given? (else the channel's default)
   ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/cmd_slr_rsb.cpp)
-  ErmCli() {
-    slr::ReplicaCurveOptions d;
-    solver = d.solver;
-    stall_accept = d.stall_accept;
-  }
+  ErmCli() { solver = slr::ReplicaCurveOptions().solver; }
 };
 
 void run_erm(const ErmCli& o) {
   using namespace slr;
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
-  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
-  opt.stall_window = o.stall_window;
-  if (!(o.stall_accept > 0.0)) throw InputError("--stall-accept: must be > 0");
+  slr::ReplicaCurveOptions copt;
+  copt.solver = opt;
+  finish_curve_options(o.curve, copt);
+  opt = copt.solver;
   if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
     throw InputError("--target-se: must be >= 0 (0 = no refinement)");
   if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
@@ -138,8 +133,8 @@ void run_erm(const ErmCli& o) {
           }
 
   if (rsb_selected(o.rsb)) {  // --symmetry 1rsb: tools/cmd_slr_rsb.cpp
-    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, o.stall_accept,
-                        !o.no_retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
+    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, copt.noise_factor,
+                        copt.retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
     return;
   }
 
@@ -151,7 +146,8 @@ void run_erm(const ErmCli& o) {
                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
                  "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "rs_reason", "jump_share",
                  "jump_share_se", "points", "path"};
-  job.text_columns = {"rs_stability", "rs_reason", "path"};
+  for (const auto& c : curve_status_columns()) job.columns.push_back(c);
+  job.text_columns = {"rs_stability", "rs_reason", "path", "reason"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",
                 "SLR ridge ERM, replica-symmetric fixed point (docs/equations/slr_replica.md §4); test_error (S7), "
@@ -179,17 +175,15 @@ void run_erm(const ErmCli& o) {
                           std::to_string(o.line_nodes) + " nodes (§4.9)");
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
-  table.setting("solver", describe(opt) +
-                              " stall_accept=" + fmt(o.stall_accept) +
-                              (o.no_retry ? "" : "; failed replicates retried damped mix=0.2 max_iter=" +
-                                                     std::to_string(retry_iterations(slr::ReplicaCurveOptions().retry_max_iter, opt.max_iter))));
+  table.setting("solver", describe(opt) + " noise_factor=" + fmt(copt.noise_factor) +
+                              (!copt.retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
+                                                      " max_iter=" + std::to_string(retry_iterations(copt))));
   table.setting("continuation",
                 "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
                 "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts");
   table.setting("columns",
-                "converged=1 iff every replicate met tol or stalled (limit cycle, §4.5) with "
-                "residual <= stall_accept; stalled = number of stalled replicates (value = mean of "
-                "the last stall_window iterates); train_loss = objective (S13)/N at the RS "
+                convergence_rule_text(copt) + "; stalled = number of stalled replicates (value = "
+                "the mean of the last stall_window iterates); train_loss = objective (S13)/N at the RS "
                 "minimiser; preferred = lowest train_loss among converged inits; coexist = the "
                 "inits converged to test errors more than 4 s.e. + 1e-3 apart; at_eigenvalue = "
                 "replicon (de Almeida-Thouless) eigenvalue of the RS fixed point from the "
@@ -205,10 +199,6 @@ void run_erm(const ErmCli& o) {
                 "Anderson iteration, alone or as the fallback of newton; damped: the retry), with "
                 "counts when the replicates differ");
 
-  ReplicaCurveOptions copt;
-  copt.solver = opt;
-  copt.stall_accept = o.stall_accept;
-  copt.retry = !o.no_retry;
   copt.target_se = o.target_se;
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
@@ -268,6 +258,7 @@ void run_erm(const ErmCli& o) {
       row.push_back(fmt(p.jump_share.se));
       row.push_back(std::to_string(p.n_points));
       row.push_back(path_text(p));
+      push_curve_status(row, p);
       finish_row(row, job.columns, 8, p.converged,
                  "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
       rows.push_back(row);
@@ -334,15 +325,7 @@ void register_slr_erm(CLI::App& slr) {
       ->capture_default_str()->group("Integration");
   sub->add_option("--starts", o->starts, "Newton starts from the best grid minima, in [1, 8]")
       ->capture_default_str()->group("Integration");
-  sub->add_option("--stall-window", o->stall_window,
-                  "Stop a limit cycle after this many iterations without a new best residual (>= 0; 0 = off)")
-      ->capture_default_str()->group("Solver");
-  sub->add_option("--stall-accept", o->stall_accept,
-                  "A stalled replicate counts as converged when its residual is below this (> 0)")
-      ->capture_default_str()->group("Solver");
-  sub->add_flag("--no-retry", o->no_retry,
-               "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
-      ->group("Solver");
+  add_curve_options(sub, o->curve);
   add_run_options(sub, o->run);
   add_solver_options(sub, o->solver, o->method);
   add_rsb_options(sub, o->rsb);

@@ -74,12 +74,12 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                   "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
                   "replicates", "stalled", "preferred", "coexist", "at_eigenvalue",
                   "at_eigenvalue_se", "rs_stability", "jump_share", "jump_share_se", "points",
-                  "path",
+                  "path", "reason", "amplitude",
                   // 1RSB columns
                   "symmetry", "x_parisi", "x_parisi_se", "dq_k", "dq_k_se", "dq_v", "dq_v_se",
                   "free_energy", "free_energy_se", "at0_eigenvalue", "at0_eigenvalue_se",
                   "inner_points", "inner_ess", "stein_gap", "x_edge"};
-  grid.text_columns = {"rs_stability", "path", "symmetry"};
+  grid.text_columns = {"rs_stability", "path", "reason", "symmetry"};
   CsvTable table(grid.columns);
   table.setting("model",
                 "SLR ridge ERM, one-step replica-symmetry-broken (1RSB) fixed point at zero "
@@ -98,7 +98,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
   table.setting("prox", "grid1=" + std::to_string(s0.rs.prox.grid1) + " grid2=" +
                             std::to_string(s0.rs.prox.grid2) + " starts=" +
                             std::to_string(s0.rs.prox.n_starts) + " then Newton (global minimum)");
-  table.setting("solver", describe(job.solver) + " stall_accept=" + fmt(job.stall_accept) +
+  table.setting("solver", describe(job.solver) + " noise_factor=" + fmt(job.noise_factor) +
                               (job.retry ? "; failed replicates retried damped mix=" +
                                                fmt(defaults.retry_mix) + " max_iter=" +
                                                std::to_string(retry_iterations(defaults.retry_max_iter,
@@ -124,11 +124,12 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
 
   RsbCurveOptions copt;  // retry mix and iterations: the 1RSB defaults
   copt.solver = job.solver;
-  copt.stall_accept = job.stall_accept;
+  copt.noise_factor = job.noise_factor;
   copt.retry = job.retry;
   copt.target_se = job.target_se;
   copt.max_refine = job.max_refine;
   copt.refine_unstable = job.refine_unstable;
+  table.setting("convergence", convergence_rule_text(copt));
   grid.plot.y = {"test_error"};
   grid.plot.series = {"activation", "init"};
   grid.plot.flag_column = "rs_stability";
@@ -183,6 +184,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
       row.push_back(fmt(p.jump_share.se));
       row.push_back(std::to_string(p.n_points));
       row.push_back(path_text(p));
+      push_curve_status(row, p);
       row.push_back("1rsb");
       for (const Estimate* e : {&p.x_parisi, &p.dq_k, &p.dq_v, &p.free_energy, &p.at0_eigenvalue}) {
         row.push_back(fmt(e->mean));

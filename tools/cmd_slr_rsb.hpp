@@ -40,7 +40,7 @@ struct ErmRsbJob {
   std::vector<slr::ReplicaInit> inits;
   std::string init_text, L_dist;
   SolverOptions solver;
-  double stall_accept = 1e-2;
+  double noise_factor = 0.1;  // CurveOptions::noise_factor
   bool retry = true;
   double target_se = 0.0;
   int max_refine = 2;

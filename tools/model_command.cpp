@@ -12,13 +12,18 @@
 namespace saddle {
 namespace {
 
+// The curve options of a registered model: the driver's, with the damped retry on.
+CurveOptions generic_curve_defaults() {
+  CurveOptions d;
+  d.retry = true;
+  return d;
+}
+
 struct ModelCli {
   std::vector<std::string> values;  // sweep text per parameter, in card order
   SolverOptions solver;
   std::string method;
-  int stall_window = 0;
-  double stall_accept = 1e-2;
-  bool no_retry = false;
+  CurveCli curve{generic_curve_defaults()};
   double target_se = 0.0;
   int max_refine = 2;
   bool refine_unstable = false;
@@ -51,10 +56,9 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   const ModelHooks& hooks = e.hooks;
   SolverOptions opt = o.solver;
   finish_solver_options(opt, o.method);
-  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
-  opt.stall_window = o.stall_window;
-  if (!(o.stall_accept > 0.0) || !std::isfinite(o.stall_accept))
-    throw InputError("--stall-accept: must be > 0");
+  CurveOptions copt;
+  copt.solver = opt;
+  finish_curve_options(o.curve, copt);
   if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
     throw InputError("--target-se: must be >= 0 (0 = no refinement)");
   if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
@@ -112,7 +116,8 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     for (const auto& n : vnames) job.columns.push_back(n + "_se");
   }
   job.columns.insert(job.columns.end(), {"map_radius", "repelling", "stalled", "path"});
-  job.text_columns = {"init", "path", "stability"};
+  for (const auto& c : curve_status_columns()) job.columns.push_back(c);
+  job.text_columns = {"init", "path", "stability", "reason"};
   if (several_starts) job.columns.insert(job.columns.end(), {"preferred", "coexist"});
   if (hooks.stability) job.columns.push_back("stability");
   if (refinement) job.columns.push_back("level");
@@ -120,17 +125,13 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   if (several_starts && std::find(swept.begin(), swept.end(), "init") == swept.end())
     job.sweep.push_back("init");
 
-  CurveOptions copt;
-  copt.solver = opt;
-  copt.stall_accept = o.stall_accept;
-  copt.retry = !o.no_retry;
   copt.target_se = refinement ? o.target_se : 0.0;
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
   copt.map_radius = true;
-  std::string curve = "stall_accept=" + fmt(o.stall_accept) +
-                      (o.no_retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
-                                             " max_iter=" + std::to_string(retry_iterations(copt)));
+  std::string curve = "noise_factor=" + fmt(copt.noise_factor) +
+                      (!copt.retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
+                                              " max_iter=" + std::to_string(retry_iterations(copt)));
   if (refinement)
     curve += "; refinement: target_se=" + fmt(copt.target_se) + " max_refine=" + std::to_string(o.max_refine) +
              (hooks.stability ? (o.refine_unstable ? " (all points)" : " (points not unstable)") : "") +
@@ -138,7 +139,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
                            ? xnames[probe->refine_on()]
                            : vnames[probe->refine_on() - xnames.size()]) + "_se";
   std::string columns =
-      "converged=1 iff every replicate met tol or stalled (limit cycle) with residual <= stall_accept; "
+      convergence_rule_text(copt) + "; "
       "map_radius = spectral radius of the map's Jacobian dF/dx at the solution (finite differences "
       "where the model gives none): below 1 the fixed point attracts the iteration, above 1 "
       "(repelling = 1) it is a saddle point that the iteration reached only by starting on it, e.g. "
@@ -213,6 +214,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       row.push_back(p.repelling() ? "1" : "0");
       row.push_back(std::to_string(p.n_stalled));
       row.push_back(path_text(p));
+      push_curve_status(row, p);
       if (several_starts) {
         row.push_back(p.preferred ? "1" : "0");
         row.push_back(p.coexist ? "1" : "0");
@@ -263,15 +265,7 @@ void register_model(CLI::App& app, const ModelEntry& entry) {
         ->capture_default_str();
   }
   add_solver_options(sub, o->solver, o->method);
-  sub->add_option("--stall-window", o->stall_window,
-                  "Stop a limit cycle after this many iterations without a new best residual (>= 0; 0 = off)")
-      ->capture_default_str()->group("Solver");
-  sub->add_option("--stall-accept", o->stall_accept,
-                  "A stalled replicate counts as converged when its residual is below this (> 0)")
-      ->capture_default_str()->group("Solver");
-  sub->add_flag("--no-retry", o->no_retry,
-                "Do not retry a failed replicate with a slow damped iteration (mix 0.2)")
-      ->group("Solver");
+  add_curve_options(sub, o->curve);
   if (e->hooks.refinement) {
     o->target_se = card.target_se;
     sub->add_option("--target-se", o->target_se,

@@ -23,7 +23,7 @@ grep -q '^# saddle ' "$tmp/r.csv" || { echo "FAIL: no version line"; fail=1; }
 grep -q '^# command: .*ridge --alpha 0.5:4:8' "$tmp/r.csv" || { echo "FAIL: no command line"; fail=1; }
 grep -q '^# solver: method=' "$tmp/r.csv" || { echo "FAIL: no solver settings"; fail=1; }
 hdr=$(grep -v '^#' "$tmp/r.csv" | head -1)
-[ "$hdr" = "alpha,lambda,delta,m,q,V,mhat,qhat,Vhat,test_error,train_error,converged,iterations,residual,map_radius,repelling,stalled,path" ] \
+[ "$hdr" = "alpha,lambda,delta,m,q,V,mhat,qhat,Vhat,test_error,train_error,converged,iterations,residual,map_radius,repelling,stalled,path,reason,amplitude" ] \
   || { echo "FAIL: header '$hdr'"; fail=1; }
 rows=$(grep -v '^#' "$tmp/r.csv" | tail -n +2 | wc -l)
 [ "$rows" -eq 16 ] || { echo "FAIL: expected 16 rows, got $rows"; fail=1; }

@@ -67,7 +67,70 @@ struct BoundedModel : CurveModel {
     return std::make_unique<Bounded>(p);
   }
 };
+// A known 2-cycle per replicate: F_r(x) = c_r + eps (x <= c_r), c_r - eps (x > c_r), with
+// c_r = p + sigma (r - (R - 1)/2). The plain iteration (mix 1) is in the cycle
+// c_r + eps <-> c_r - eps from its first step: amplitude 2 eps, never a fixed point.
+struct TwoCycle : FixedPointSystem {
+  double c, eps;
+  TwoCycle(double cc, double e) : c(cc), eps(e) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override { return Vec::Constant(1, x[0] <= c ? c + eps : c - eps); }
+};
+struct TwoCycleModel : CurveModel {
+  int R;
+  double sigma, eps;
+  TwoCycleModel(int r, double s, double e) : R(r), sigma(s), eps(e) {}
+  int replicates() const override { return R; }
+  std::unique_ptr<FixedPointSystem> system(double p, int r, int) const override {
+    return std::make_unique<TwoCycle>(p + sigma * (r - 0.5 * (R - 1)), eps);
+  }
+};
 }  // namespace
+
+TEST_CASE("Curve driver: a stalled iteration is never converged; within the map's noise it is",
+          "[core][solver]") {
+  CurveStart st{"s", Vec::Constant(1, 0.3), Direction::Forward, true};
+  CurveOptions opt;
+  opt.solver.method = Method::Damped;
+  opt.solver.mix = 1.0;
+  opt.solver.tol = 1e-10;
+  opt.solver.stall_window = 20;
+  // A cycle far above the map's noise (eps = 0.5 against replicate spread 0.01): not converged,
+  // whatever warm_accept says, with the cycle's amplitude and the reason.
+  {
+    TwoCycleModel model(4, 0.01, 0.5);
+    opt.warm_accept = 10.0;
+    const auto pts = run_curve(model, {1.0, 2.0}, {st}, opt);
+    REQUIRE(pts.size() == 2);
+    for (const auto& p : pts) {
+      CHECK_FALSE(p.converged);
+      CHECK(p.n_stalled == 4);
+      CHECK(p.n_converged == 0);
+      CHECK(p.n_noise == 0);
+      CHECK(reason_text(p) == "stalled");
+      CHECK(p.amplitude == Approx(2.0 * 0.5).epsilon(1e-12));
+      CHECK(p.residual >= 0.5 - 1e-12);  // at the cycle's mean c_r: |F - x| = eps
+    }
+  }
+  // A cycle far below it (eps = 1e-4 against spread 0.1; the noise of F_r at the mean state is
+  // the s.d. of c_r +- eps, about 0.13, times noise_factor 0.1 = 0.013 > the residual 1e-4):
+  // converged within the noise, reason "noise".
+  {
+    TwoCycleModel model(4, 0.1, 1e-4);
+    const auto pts = run_curve(model, {1.0}, {st}, opt);
+    CHECK(pts[0].converged);
+    CHECK(pts[0].n_noise == 4);
+    CHECK(reason_text(pts[0]) == "noise");
+    CHECK(pts[0].x[0].mean == Approx(1.0).margin(1e-4));
+    // The same without the noise rule, or without replicates to measure the noise: not converged.
+    CurveOptions strict = opt;
+    strict.noise_factor = 0.0;
+    CHECK_FALSE(run_curve(model, {1.0}, {st}, strict)[0].converged);
+    TwoCycleModel single(1, 0.1, 1e-4);
+    CHECK_FALSE(run_curve(single, {1.0}, {st}, opt)[0].converged);
+  }
+}
 
 TEST_CASE("Curve driver: a point outside the model's domain is not converged, the curve goes on",
           "[core][solver]") {

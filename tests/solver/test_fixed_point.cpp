@@ -86,6 +86,7 @@ TEST_CASE("A limit cycle is flagged as stalled, not converged", "[core][solver]"
   CHECK(r.summary.reason == Termination::Stalled);
   CHECK(to_string(r.summary.reason) == "stalled");
   CHECK(r.x[0] == Approx(0.0).margin(1e-12));  // mean of the last 20 iterates of +-1
+  CHECK(r.summary.amplitude == Approx(2.0).epsilon(1e-15));  // the cycle -1 <-> +1
 }
 
 

@@ -136,7 +136,7 @@ TEST_CASE("generic command: prepare_level before system, refinement, the hooks' 
   CHECK(g_prepared[3] == 0);
   const CsvData d = read_csv(s.file("c.csv"));
   REQUIRE(d.rows.size() == 4);
-  for (const char* c : {"x", "twice", "x_se", "map_radius", "repelling", "stalled", "path", "stability", "level"})
+  for (const char* c : {"x", "twice", "x_se", "map_radius", "repelling", "stalled", "path", "reason", "amplitude", "stability", "level"})
     CHECK(d.col(c) >= 0);
   CHECK(d.col("init") < 0);  // one start
   CHECK(d.col("preferred") < 0);
