@@ -49,6 +49,13 @@ struct LineOptions {
   int max_depth = 4;       // recursion depth of the tie search (third branches)
   int refine_depth = 4;    // detection: bisection of a doubtful node interval, levels
   double x_tol = 1e-11;    // bracket width at which a tie is accepted
+  // The map's Jacobian (pre-integrated channel): true, the derivative of the J sums by a forward
+  // difference of J at every node (exact to ~1e-7); false, the derivative of the weighted Stein
+  // forms (S20'), (S21a) in their place (the same quantities in expectation, noisy).
+  bool exact_jacobian = true;
+  // Softmax L = 2: the exact rule from the convex hull of the line's 1-D objective
+  // (build_line_rule_softmax2) instead of the generic search (build_line_rule).
+  bool exact_softmax2 = true;
 };
 
 template <class Point>
@@ -200,6 +207,37 @@ struct TieSearch {
 
 }  // namespace line_detail
 
+// The nodes of a line with jumps (rule.jumps sorted): on each piece between them the Gauss rule
+// of the normal density restricted to the piece (truncated_normal_rule: exact for polynomials of
+// degree 2m - 1 on the piece, as Gauss-Hermite is on the whole line, so a jump that appears or
+// vanishes changes the rule of a smooth integrand only at that order), m nodes by the piece's
+// probability mass (at least 3, about opt.nodes in all); point(x) gives the piece's minimiser.
+template <class Point, class F>
+void add_piece_nodes(LineRule<Point>& rule, const LineOptions& opt, const F& point) {
+  thread_local Rule1D tn;
+  const int np = static_cast<int>(rule.jumps.size()) + 1;
+  for (int k = 0; k < np; ++k) {
+    const double a = k == 0 ? -INFINITY : rule.jumps[k - 1].x;
+    const double b = k == np - 1 ? INFINITY : rule.jumps[k].x;
+    // Probability mass of the piece, in the tail that keeps precision.
+    const bool upper = a > 0;
+    const double ua = upper ? norm_cdf(-a) : (k == 0 ? 0.0 : norm_cdf(a));
+    const double ub = upper ? (k == np - 1 ? 0.0 : norm_cdf(-b)) : (k == np - 1 ? 1.0 : norm_cdf(b));
+    const double mass = upper ? ua - ub : ub - ua;
+    if (!(mass > 0)) continue;
+    const int m = std::max(3, std::min(opt.nodes, static_cast<int>(std::ceil(opt.nodes * mass)) + 2));
+    truncated_normal_rule(a, b, m, tn);
+    for (int i = 0; i < m; ++i) {
+      if (!(tn.w[i] > 0)) continue;
+      LineNode<Point> nd;
+      nd.x = std::min(std::max(tn.x[i], std::isfinite(a) ? a : -40.0), std::isfinite(b) ? b : 40.0);
+      nd.w = tn.w[i];
+      nd.pt = point(nd.x);
+      rule.nodes.push_back(nd);
+    }
+  }
+}
+
 // Builds the pre-integration rule of one line (see the file comment). `rule` is cleared first;
 // its vectors keep their capacity, so a rule reused across lines does not allocate.
 template <class P>
@@ -225,35 +263,11 @@ void build_line_rule(P& prob, const LineOptions& opt, LineRule<typename P::Point
   std::sort(rule.jumps.begin(), rule.jumps.end(),
             [](const LineJump<Point>& a, const LineJump<Point>& b) { return a.x < b.x; });
   rule.nodes.clear();
-  const int np = static_cast<int>(rule.jumps.size()) + 1;
-  for (int k = 0; k < np; ++k) {
-    const double a = k == 0 ? -INFINITY : rule.jumps[k - 1].x;
-    const double b = k == np - 1 ? INFINITY : rule.jumps[k].x;
-    // Probability mass of the piece, in the tail that keeps precision.
-    const bool upper = a > 0;
-    const double ua = upper ? norm_cdf(-a) : (k == 0 ? 0.0 : norm_cdf(a));
-    const double ub = upper ? (k == np - 1 ? 0.0 : norm_cdf(-b)) : (k == np - 1 ? 1.0 : norm_cdf(b));
-    const double mass = upper ? ua - ub : ub - ua;
-    if (!(mass > 0)) continue;
-    int m = std::max(3, std::min(opt.nodes, static_cast<int>(std::ceil(opt.nodes * mass)) + 2));
-    const Rule1D& gl = gauss_legendre(m);
-    for (int i = 0; i < m; ++i) {
-      const double t = 0.5 * (1.0 + gl.x[i]);
-      LineNode<Point> nd;
-      if (upper) {
-        nd.x = -norm_quantile(ua - mass * t);
-      } else {
-        nd.x = norm_quantile(ua + mass * t);
-      }
-      nd.x = std::min(std::max(nd.x, std::isfinite(a) ? a : -40.0), std::isfinite(b) ? b : 40.0);
-      nd.w = 0.5 * mass * gl.w[i];
-      // The piece's branch: the global minimiser at the node (the pieces are where it is one
-      // branch).
-      nd.pt = prob.global(nd.x);
-      ++rule.global_solves;
-      rule.nodes.push_back(nd);
-    }
-  }
+  add_piece_nodes(rule, opt, [&](double x) {
+    // The piece's branch: the global minimiser at the node (the pieces are where it is one branch).
+    ++rule.global_solves;
+    return prob.global(x);
+  });
 }
 
 
@@ -290,8 +304,10 @@ struct ProxLine {
   Point global(double x) const {
     Point p;
     p.x = x;
-    p.pr = solve_prox<L>(act, at(x), opt);
-    p.full = true;
+    // the minimiser and its value only: the channel quantities are formed once per node
+    // (node_eval in equations/slr_replica_draw.hpp) or by result()
+    solve_prox_min<L>(act, at(x), opt, p.pr.chi, p.pr.objective);
+    p.full = false;
     return p;
   }
   double value(const Point& p) const { return p.pr.objective; }
@@ -442,6 +458,251 @@ struct ProxLine {
     return p.full ? p.pr : prox_result<L>(act, at(p.x), p.pr.chi, p.pr.objective);
   }
 };
+
+// ---- Softmax with L = 2: the exact line rule (docs/equations/slr_replica.md §4.9, "L = 2"). ----
+// The key fields move along e = h = (1, -1)/sqrt 2, the Helmert direction itself, so their Helmert
+// coordinate is w(x) = w0 + c x and the minimiser's is t(x) = argmin_t H(t) - t w(x)/V_k, with
+// H(t) = ell(t) + t^2/(2 V_k) (Softmax2 with t0 = 0; ell does not depend on x). So t(x) is the
+// inverse of H' on the lower convex hull of H: where H is convex it solves H'(t) = w/V_k (H'
+// increasing), and it jumps from t_L to t_R where w/V_k crosses the slope of a bitangent of the
+// hull, the common tangent at t_L < t_R across a region where H'' < 0. The rule needs no global
+// search: the regions H'' < 0 are found on a grid of t (with the minima of H'' refined, so a dip
+// between grid points is not missed), each bitangent by the Maxwell construction (equal values of
+// H - sigma t on the two convex branches, bisection in the slope sigma), bitangents that overlap
+// merged, and every node by a bracketed Newton iteration on H'(t) = w/V_k on its convex piece.
+struct Softmax2Hull {
+  Softmax2 H;  // t0 = 0: value() = H(t)
+  double vk;
+  struct Edge {
+    double tL, tR, sigma;  // the bitangent: tangent points and slope
+  };
+  std::vector<Edge> edges;  // increasing slope (and t)
+
+  explicit Softmax2Hull(const ProxInput<2>& in) : H(in), vk(in.V_k) { H.t0 = 0.0; }
+
+  double d1(double t) const {
+    double F, F1, F2;
+    H.derivs(t, F, F1, F2);
+    return F1;
+  }
+  double d2(double t) const {
+    double F, F1, F2;
+    H.derivs(t, F, F1, F2);
+    return F2;
+  }
+  // Solves H'(t) = sigma for t in [lo, hi] where H' is increasing (H convex), H'(lo) <= sigma <=
+  // H'(hi): Newton steps kept inside the bracket, bisection otherwise.
+  double solve_slope(double sigma, double lo, double hi, double t = NAN) const {
+    if (!(t > lo && t < hi)) t = 0.5 * (lo + hi);
+    for (int it = 0; it < 100; ++it) {
+      double F, F1, F2;
+      H.derivs(t, F, F1, F2);
+      const double g = F1 - sigma;
+      if (g > 0) hi = t; else lo = t;
+      double tn = F2 > 0 ? t - g / F2 : 0.5 * (lo + hi);
+      if (!(tn > lo && tn < hi)) tn = 0.5 * (lo + hi);
+      if (std::abs(tn - t) <= 1e-13 * (1.0 + std::abs(t)) || hi - lo <= 1e-13 * (1.0 + std::abs(t))) return tn;
+      t = tn;
+    }
+    return t;
+  }
+  // An interval [lo, hi] around the convex piece (a, b) (a may be -inf, b +inf) that brackets
+  // H'(t) = sigma.
+  void bracket(double sigma, double a, double b, double& lo, double& hi) const {
+    // H'(t) = t/V_k + ell'(t) with ell' bounded: widen by doubling until it brackets
+    lo = std::isfinite(a) ? a : (std::isfinite(b) ? b : 0.0) - 1.0;
+    hi = std::isfinite(b) ? b : (std::isfinite(a) ? a : 0.0) + 1.0;
+    double step = 1.0;
+    for (int k = 0; k < 200 && !std::isfinite(a) && d1(lo) > sigma; ++k, step *= 2.0) lo -= step;
+    step = 1.0;
+    for (int k = 0; k < 200 && !std::isfinite(b) && d1(hi) < sigma; ++k, step *= 2.0) hi += step;
+  }
+  // The minimiser for slope sigma = w/V_k: on the convex piece between the edges around sigma
+  // (guess: a first Newton iterate, e.g. the previous node's minimiser).
+  double argmin(double sigma, double guess = NAN) const {
+    std::size_t k = 0;
+    while (k < edges.size() && edges[k].sigma < sigma) ++k;
+    const double a = k == 0 ? -INFINITY : edges[k - 1].tR;
+    const double b = k == edges.size() ? INFINITY : edges[k].tL;
+    double lo, hi;
+    if (std::isfinite(guess) && guess >= a && guess <= b) {
+      // a bracket around the guess: step out by doubling where the piece is unbounded
+      const double g = d1(guess) - sigma;
+      lo = g > 0 ? (std::isfinite(a) ? a : guess) : guess;
+      hi = g > 0 ? guess : (std::isfinite(b) ? b : guess);
+      double step = 1.0;
+      for (int k2 = 0; k2 < 200 && !std::isfinite(a) && g > 0 && d1(lo) > sigma; ++k2, step *= 2.0) lo -= step;
+      step = 1.0;
+      for (int k2 = 0; k2 < 200 && !std::isfinite(b) && g <= 0 && d1(hi) < sigma; ++k2, step *= 2.0) hi += step;
+      return solve_slope(sigma, lo, hi, guess);
+    }
+    bracket(sigma, a, b, lo, hi);
+    return solve_slope(sigma, lo, hi);
+  }
+  // The bitangent across the non-convex stretch [a, b] with convex branches (pa, a] and [b, pb):
+  // sigma with equal minima of H - sigma t on both branches (D(sigma) decreasing in sigma).
+  bool bitangent(double a, double b, double pa, double pb, Edge& e) const {
+    // both branch minima exist for sigma in [max(H'(b), H'(pa)), min(H'(a), H'(pb))]
+    double s_lo = d1(b), s_hi = d1(a);
+    if (std::isfinite(pa)) s_lo = std::max(s_lo, d1(pa));
+    if (std::isfinite(pb)) s_hi = std::min(s_hi, d1(pb));
+    if (!(s_hi > s_lo)) return false;
+    // D(sigma) = min of H - sigma t on the right branch minus that on the left, decreasing
+    // (D' = -(t_R - t_L)): Newton in sigma kept inside the bracket, bisection otherwise
+    double tL = NAN, tR = NAN, sg = 0.5 * (s_lo + s_hi);
+    for (int it = 0; it < 100; ++it) {
+      double lo, hi;
+      bracket(sg, pa, a, lo, hi);
+      tL = solve_slope(sg, lo, hi, tL);
+      bracket(sg, b, pb, lo, hi);
+      tR = solve_slope(sg, lo, hi, tR);
+      const double D = (H.value(tR) - sg * tR) - (H.value(tL) - sg * tL);
+      if (D > 0) s_lo = sg; else s_hi = sg;
+      double sn = tR > tL ? sg + D / (tR - tL) : 0.5 * (s_lo + s_hi);
+      if (!(sn > s_lo && sn < s_hi)) sn = 0.5 * (s_lo + s_hi);
+      const bool done = std::abs(sn - sg) <= 1e-14 * (1.0 + std::abs(sg)) || s_hi - s_lo <= 1e-14 * (1.0 + std::abs(sg));
+      sg = sn;
+      if (done) break;
+    }
+    s_lo = s_hi = sg;
+    e.sigma = 0.5 * (s_lo + s_hi);
+    e.tL = tL;
+    e.tR = tR;
+    return true;
+  }
+  void build() {
+    edges.clear();
+    // H'' on a grid; its local minima refined by golden section (a dip thinner than the grid).
+    constexpr int n = 49;
+    constexpr double T = 8.0, dt = 2.0 * T / (n - 1);
+    double h2[n];
+    for (int i = 0; i < n; ++i) h2[i] = d2(-T + dt * i);
+    std::vector<std::pair<double, double>> neg;  // maximal intervals with H'' < 0
+    auto zero = [&](double lo, double hi) {  // H''(lo) and H''(hi) of opposite signs
+      const bool lo_neg = d2(lo) < 0;
+      for (int it = 0; it < 44; ++it) {
+        const double m = 0.5 * (lo + hi);
+        if ((d2(m) < 0) == lo_neg) lo = m; else hi = m;
+      }
+      return 0.5 * (lo + hi);
+    };
+    double start = NAN;
+    for (int i = 0; i < n; ++i) {
+      const double t = -T + dt * i;
+      if (h2[i] < 0) {
+        if (std::isnan(start)) start = i == 0 ? -T : zero(t - dt, t);
+        continue;
+      }
+      if (!std::isnan(start)) {
+        neg.push_back({start, zero(t - dt, t)});
+        start = NAN;
+      }
+      // a grid minimum of H'' that stays positive: look between its neighbours
+      if (i > 0 && i + 1 < n && h2[i] <= h2[i - 1] && h2[i] <= h2[i + 1]) {
+        double lo = t - dt, hi = t + dt;
+        constexpr double g = 0.6180339887498949;
+        double c1 = hi - g * (hi - lo), c2 = lo + g * (hi - lo), f1 = d2(c1), f2 = d2(c2);
+        for (int it = 0; it < 24; ++it) {
+          if (f1 < f2) { hi = c2; c2 = c1; f2 = f1; c1 = hi - g * (hi - lo); f1 = d2(c1); }
+          else { lo = c1; c1 = c2; f1 = f2; c2 = lo + g * (hi - lo); f2 = d2(c2); }
+        }
+        const double tm = 0.5 * (lo + hi);
+        if (d2(tm) < 0) neg.push_back({zero(t - dt, tm), zero(tm, t + dt)});
+      }
+    }
+    if (!std::isnan(start)) neg.push_back({start, T});
+    std::sort(neg.begin(), neg.end());
+    // bitangents, one per group of non-convex stretches whose hull edge spans them all: a group
+    // grows forward while its edge reaches past the next stretch, and absorbs the previous group
+    // while its edge starts inside that group's edge
+    struct Group {
+      std::size_t first, last;
+      Edge e;
+    };
+    std::vector<Group> gs;
+    auto compute = [&](Group& g) {
+      const double pa = g.first == 0 ? -INFINITY : neg[g.first - 1].second;
+      const double pb = g.last + 1 == neg.size() ? INFINITY : neg[g.last + 1].first;
+      return bitangent(neg[g.first].first, neg[g.last].second, pa, pb, g.e);
+    };
+    std::size_t i = 0;
+    while (i < neg.size()) {
+      Group g{i, i, Edge{}};
+      bool ok = compute(g);
+      while (ok) {
+        if (g.last + 1 < neg.size() && g.e.tR > neg[g.last + 1].first) {
+          ++g.last;
+        } else if (!gs.empty() && g.e.tL < gs.back().e.tR) {
+          g.first = gs.back().first;
+          gs.pop_back();
+        } else {
+          break;
+        }
+        ok = compute(g);
+      }
+      if (ok) gs.push_back(g);
+      i = g.last + 1;
+    }
+    for (const Group& g : gs) edges.push_back(g.e);
+  }
+};
+
+// The rule of one line for softmax L = 2 (same layout as build_line_rule): Gauss-Hermite nodes when
+// the hull has no edge, else pieces between the jumps with Gauss-Legendre in u = Phi(x). omega0:
+// the key fields at x = 0, c: d w/dx.
+inline void build_line_rule_softmax2(const ProxInput<2>& in0, double c, const LineOptions& opt,
+                                     LineRule<ProxPoint<2>>& rule) {
+  rule.clear();
+  Softmax2Hull hull(in0);
+  hull.build();
+  const double w0 = (in0.omega_chi(0) - in0.omega_chi(1)) * 0.7071067811865476;
+  const double mean = 0.5 * (in0.omega_chi(0) + in0.omega_chi(1));
+  const double vk = in0.V_k;
+  double prev_t = NAN;  // nodes come in increasing x: the previous minimiser is a first guess
+  auto point = [&](double x) {
+    ProxPoint<2> p;
+    p.x = x;
+    const double w = w0 + c * x;
+    const double t = hull.argmin(w / vk, prev_t);
+    prev_t = t;
+    p.pr.chi << mean + 0.7071067811865476 * t, mean - 0.7071067811865476 * t;
+    p.pr.objective = hull.H.value(t) - t * w / vk + 0.5 * w * w / vk;
+    p.full = false;
+    return p;
+  };
+  auto at_t = [&](double x, double t) {
+    ProxPoint<2> p;
+    p.x = x;
+    const double w = w0 + c * x;
+    p.pr.chi << mean + 0.7071067811865476 * t, mean - 0.7071067811865476 * t;
+    p.pr.objective = hull.H.value(t) - t * w / vk + 0.5 * w * w / vk;
+    p.full = false;
+    return p;
+  };
+  for (const auto& e : hull.edges) {
+    if (!(c > 0)) break;
+    LineJump<ProxPoint<2>> j;
+    j.x = (vk * e.sigma - w0) / c;
+    if (!(std::abs(j.x) < 40.0)) continue;  // beyond any node: no mass
+    j.dDdx = -c * (e.tR - e.tL) / vk;  // D_x = -[g].a, [g] = (t_R - t_L) h / V_k, a = c h
+    j.density = norm_pdf(j.x) / std::max(std::abs(j.dDdx), 1e-300);
+    j.before = at_t(j.x, e.tL);
+    j.after = at_t(j.x, e.tR);
+    rule.jumps.push_back(j);
+  }
+  if (rule.jumps.empty()) {
+    const Rule1D& gh = gauss_hermite(std::max(2, opt.nodes));
+    for (int i = 0; i < gh.size(); ++i) {
+      LineNode<ProxPoint<2>> nd;
+      nd.x = gh.x[i];
+      nd.w = gh.w[i];
+      nd.pt = point(nd.x);
+      rule.nodes.push_back(nd);
+    }
+    return;
+  }
+  add_piece_nodes(rule, opt, point);
+}
 
 }  // namespace replica
 }  // namespace slr

@@ -8,6 +8,7 @@
 
 #include "equations/slr_replica_draw.hpp"
 #include "equations/slr_replica_stability.hpp"
+#include "integrators/dual.hpp"
 
 namespace saddle {
 namespace slr {
@@ -20,60 +21,72 @@ bool replica_k_inactive_for(const ReplicaSetting& set, int L) {
 
 ChannelStats finish(const ReplicaSetting& set, int L, double alpha, const double* P,
                     const replica::ChannelSums& S, int n, bool want_at, bool want_jac) {
-  const double m_k = P[0], m_v = P[3];
+  using namespace replica;
+  using D = Dual<6>;
+  // Every sum with its derivative in P, and the order parameters as variables: the hats come out
+  // with their derivative dhat/dP (the map's Jacobian before the prior).
+  auto sum = [&](int r) { return D(S.v(r), S.d.row(r)); };
+  const D m_k = D::variable(P[0], 0), q_k = D::variable(P[1], 1), m_v = D::variable(P[3], 3);
   const double a_n = alpha / n;
   ChannelStats c;
-  c.qhat_k = a_n * S.S_gk2;  // (S19)
-  c.qhat_v = a_n * S.S_gz2;
-  c.Vhat_k_hessian = a_n * S.S_Jk;  // (S20)
-  c.Vhat_v_hessian = a_n * S.S_Jz;
-  c.Vhat_k_jump = a_n * S.S_jk;  // (S20b)
-  c.Vhat_v_jump = a_n * S.S_jv;
+  const D qhat_k = a_n * sum(kGk2);  // (S19)
+  const D qhat_v = a_n * sum(kGz2);
+  c.Vhat_k_hessian = a_n * S.v(kJk);  // (S20)
+  c.Vhat_v_hessian = a_n * S.v(kJz);
+  c.Vhat_k_jump = a_n * S.v(kJumpK);  // (S20b)
+  c.Vhat_v_jump = a_n * S.v(kJumpV);
   c.jump_lines = S.S_jumps / n;
   c.unresolved = S.S_unres / n;
-  const double Ek = a_n * S.S_mk, Ez = a_n * S.S_mz;
+  const D Ek = a_n * sum(kMk), Ez = a_n * sum(kMz);
+  D mhat_k, Vhat_k, mhat_v, Vhat_v;
+  const bool stein = set.vhat == VhatForm::Stein;
   if (set.channel == ChannelKind::Sampled) {
-    c.Vhat_k_stein = -a_n * S.S_vk;  // (S20'), with E[xi | fields] in place of xi
-    c.Vhat_v_stein = -a_n * S.S_vz;
-    c.Vhat_k_stein_direct = c.Vhat_k_stein;
-    c.Vhat_v_stein_direct = c.Vhat_v_stein;
+    const D Vk_s = -a_n * sum(kVk), Vv_s = -a_n * sum(kVz);  // (S20'), E[xi | fields] for xi
+    c.Vhat_k_stein = c.Vhat_k_stein_direct = Vk_s.v;
+    c.Vhat_v_stein = c.Vhat_v_stein_direct = Vv_s.v;
     // (S21): mhat = alpha E[sum g h*] + Vhat m, with E[sum g h*] = <g.tm> + m <g.tv>.
-    if (set.vhat == VhatForm::Stein) {
-      c.Vhat_k = c.Vhat_k_stein;
-      c.Vhat_v = c.Vhat_v_stein;
-      c.mhat_k = Ek;
-      c.mhat_v = Ez;
+    if (stein) {
+      Vhat_k = Vk_s;
+      Vhat_v = Vv_s;
+      mhat_k = Ek;
+      mhat_v = Ez;
     } else {
-      c.Vhat_k = c.Vhat_k_hessian;
-      c.Vhat_v = c.Vhat_v_hessian;
-      c.mhat_k = Ek + m_k * (c.Vhat_k_hessian - c.Vhat_k_stein);
-      c.mhat_v = Ez + m_v * (c.Vhat_v_hessian - c.Vhat_v_stein);
+      Vhat_k = a_n * sum(kJk);
+      Vhat_v = a_n * sum(kJz);
+      mhat_k = Ek + m_k * (Vhat_k - Vk_s);
+      mhat_v = Ez + m_v * (Vhat_v - Vv_s);
     }
   } else {
     // Pre-integrated: the Stein form with its Gaussian integration by parts done exactly
     // (S20''): Vhat = Vhat_hessian - Vhat_jump; the weighted estimate (S20') is kept as a check.
-    c.Vhat_k_stein_direct = -a_n * S.S_vk;
-    c.Vhat_v_stein_direct = -a_n * S.S_vz;
+    c.Vhat_k_stein_direct = -a_n * S.v(kVk);
+    c.Vhat_v_stein_direct = -a_n * S.v(kVz);
     // Key side: along the line direction e the Stein weight x is integrated by the line rule
-    // itself (no 𝒥, no jump term needed there); the other directions by parts.
-    const double ck = set.task == Task::Spiked ? std::sqrt(std::max(P[1], 0.0))
-                                               : std::sqrt(std::max(P[1] - m_k * m_k, 0.0));
-    if (ck > 0 && !replica_k_inactive_for(set, L))
-      c.Vhat_k_stein = -a_n * S.S_gex / ck + a_n * S.S_Jperp - (c.Vhat_k_jump - a_n * S.S_jke);
-    else
-      c.Vhat_k_stein = c.Vhat_k_hessian - c.Vhat_k_jump;
-    c.Vhat_v_stein = c.Vhat_v_hessian - c.Vhat_v_jump;
-    const bool stein = set.vhat == VhatForm::Stein;
-    c.Vhat_k = stein ? c.Vhat_k_stein : c.Vhat_k_hessian;
-    c.Vhat_v = stein ? c.Vhat_v_stein : c.Vhat_v_hessian;
+    // itself (no J, no jump term needed there); the other directions by parts.
+    const D ck = set.task == Task::Spiked ? sqrt(q_k) : sqrt(q_k - m_k * m_k);
+    const D Vk_H = a_n * sum(kJk), Vv_H = a_n * sum(kJz);
+    const D Vk_S = ck.v > 0 && !replica_k_inactive_for(set, L)
+                       ? -a_n * sum(kGex) / ck + a_n * sum(kJperp) - a_n * (sum(kJumpK) - sum(kJumpKe))
+                       : Vk_H - a_n * sum(kJumpK);
+    const D Vv_S = Vv_H - a_n * sum(kJumpV);
+    c.Vhat_k_stein = Vk_S.v;
+    c.Vhat_v_stein = Vv_S.v;
+    Vhat_k = stein ? Vk_S : Vk_H;
+    Vhat_v = stein ? Vv_S : Vv_H;
     // (S21''): every Stein weight xi/s inside the m-hat weights integrated by parts as well:
     // spiked k: tm_k = sqrt(nu) e_1 has none; max k: tm_k = chi* - m_k xi/s_k; z side:
     // tm_z,1 = y/(1+Delta) - (m_v/(1+Delta)) xi'_1/s_v (as conditional means), tm_z,l = 0.
     const double D1 = 1.0 + set.delta;
-    const double Vz1 = a_n * S.S_Jz1 - (stein ? a_n * S.S_jz1 : 0.0);  // token-1 part of Vhat_v
-    c.mhat_k = set.task == Task::Spiked ? Ek : a_n * S.S_gchis + m_k * c.Vhat_k;
-    c.mhat_v = a_n * S.S_gy / D1 + (m_v / D1) * Vz1;
+    const D Vz1 = a_n * sum(kJz1) - (stein ? a_n * sum(kJumpZ1) : D(0.0));  // token-1 part of Vhat_v
+    mhat_k = set.task == Task::Spiked ? Ek : a_n * sum(kGchis) + m_k * Vhat_k;
+    mhat_v = a_n * sum(kGy) / D1 + (m_v / D1) * Vz1;
   }
+  c.mhat_k = mhat_k.v;
+  c.qhat_k = qhat_k.v;
+  c.Vhat_k = Vhat_k.v;
+  c.mhat_v = mhat_v.v;
+  c.qhat_v = qhat_v.v;
+  c.Vhat_v = Vhat_v.v;
   c.train_mse = S.S_tr / n;
   c.not_pd = S.S_npd / n;
   c.max_grad = S.gmax;
@@ -83,10 +96,17 @@ ChannelStats finish(const ReplicaSetting& set, int L, double alpha, const double
       for (int b = 0; b < a; ++b) gram(a, b) = gram(b, a);
     c.at_gram = gram;
   }
+  if (want_jac && set.channel == ChannelKind::Preintegrated && !set.line.exact_jacobian && stein) {
+    // the weighted forms' derivatives in place of the parts forms' (LineOptions::exact_jacobian)
+    mhat_k = Ek;
+    Vhat_k = -a_n * sum(kVk);
+    Vhat_v = -a_n * sum(kVz);
+    mhat_v = Ez;
+  }
   if (want_jac) {
-    // Stein form: mhat = a_n S_m, qhat = a_n S_g2, Vhat = -a_n S_v.
-    const double sign[6] = {1.0, 1.0, -1.0, 1.0, 1.0, -1.0};
-    for (int row = 0; row < 6; ++row) c.dhat.row(row) = sign[row] * a_n * S.dS.row(row);
+    const D* h[6] = {&mhat_k, &qhat_k, &Vhat_k, &mhat_v, &qhat_v, &Vhat_v};
+    for (int row = 0; row < 6; ++row) c.dhat.row(row) = h[row]->d;
+    if (replica_k_inactive_for(set, L)) c.dhat.topRows<3>().setZero();
   }
   return c;
 }

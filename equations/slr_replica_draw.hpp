@@ -50,6 +50,7 @@ struct Draw {
 // conditioning), n ~ N(0, I_L).
 template <int L>
 inline void key_spiked(const DrawState& st, const double* n, Draw<L>& d) {
+  d.chis.setZero();  // no teacher fields in the spiked draw (the g.chi* sum stays 0)
   for (int l = 0; l < L; ++l) {
     d.in.omega_chi(l) = st.sq_k * n[l] + (l == 0 ? st.m_k * st.sqrt_nu : 0.0);
     d.tm_k(l) = l == 0 ? st.sqrt_nu : 0.0;
@@ -161,84 +162,204 @@ inline void draw_derivs(const DrawState& st, const Draw<L>& dr, DrawDerivs<L>& d
     }
 }
 
-// Sums of one channel pass (weights included; divided by the number of QMC points at the end).
+// The channel sums of one pass (weights included; divided by the number of QMC points at the end),
+// by name. Node sums: one term per draw (sampled) or per line-rule node (pre-integrated).
+enum Sum : int {
+  kMk,     // g^chi . tm_k                     m-hat weights (S21a)
+  kGk2,    // |g^chi|^2                         (S19)
+  kVk,     // g^chi . tv_k                     Stein weights (S20')
+  kMz,     // g^z . tm_z
+  kGz2,    // |g^z|^2
+  kVz,     // g^z . tv_z
+  kJk,     // tr J_cc                           Hessian form (S20)
+  kJz,     // tr J_zz
+  kJz1,    // (J_zz)_11                         (S21'')
+  kGy,     // g^z_1 y                           (S21'')
+  kGchis,  // g^chi . chi*  (max)               (S21'')
+  kGex,    // (g^chi . e) x  (pre-integrated)   (S20'')
+  kJperp,  // tr J_cc - e' J_cc e (pre-integrated)
+  kNodeSums,
+  // Jump sums (pre-integrated, §4.9): the surface delta of the tie set, density rho per jump.
+  kJumpK = kNodeSums,  // rho |[g^chi]|^2        (S20b)
+  kJumpV,              // rho |[g^z]|^2
+  kJumpZ1,             // rho [g^z_1]^2
+  kJumpKe,             // rho (e . [g^chi])^2
+  kNumSums
+};
+
 struct ChannelSums {
-  double S_gk2 = 0, S_gz2 = 0, S_mk = 0, S_mz = 0, S_vk = 0, S_vz = 0, S_Jk = 0, S_Jz = 0;
-  double S_tr = 0, S_npd = 0, gmax = 0;
-  double S_jk = 0, S_jv = 0;  // jump terms E[delta(D) |Delta g|^2] (pre-integrated channel)
-  // For the pre-integrated Stein form (S20''), (S21''): E[g^chi.chi*] (max), E[g^z_1 y],
-  // E[𝒥^z_11] and the token-1 z jump term E[delta(D) (Delta g^z_1)^2].
-  double S_gchis = 0, S_gy = 0, S_Jz1 = 0, S_jz1 = 0;
-  // Key side of (S20''), split along the line direction e (Stein weight x, integrated by the line
-  // rule) and the rest (integration by parts): E[(g^chi.e) x], E[tr 𝒥_cc - e'𝒥_cc e], and the
-  // line-direction part of the jump term E[delta(D) (e.Delta g^chi)^2].
-  double S_gex = 0, S_Jperp = 0, S_jke = 0;
+  Eigen::Matrix<double, kNumSums, 1> v = Eigen::Matrix<double, kNumSums, 1>::Zero();
+  // With want_jac: d v / d P, P = (m_k, q_k, V_k, m_v, q_v, V_v): per draw the implicit derivative
+  // of the prox (dg = -J (d omega + dV g)), the explicit dependence of fields and weights on P,
+  // for the J sums the directional derivative of J, and (pre-integrated) the motion of the jump
+  // points.
+  Eigen::Matrix<double, kNumSums, 6> d = Eigen::Matrix<double, kNumSums, 6>::Zero();
+  double S_tr = 0;            // (y - s.z)^2 (§4.6), no derivative
+  double S_npd = 0, gmax = 0;
   double S_jumps = 0;         // number of jumps located
   double S_unres = 0;         // lines whose tie search did not converge
   Eigen::Matrix4d gram = Eigen::Matrix4d::Zero();
-  // dS(row, j) = d/dP_j of S_mk, S_gk2, S_vk, S_mz, S_gz2, S_vz.
-  Eigen::Matrix<double, 6, 6> dS = Eigen::Matrix<double, 6, 6>::Zero();
 };
 
-// The six summands of the hats for one draw and its minimiser: g.tm_k, |g^chi|^2, g.tv_k,
-// g^z.tm_z, |g^z|^2, g^z.tv_z (rows of ChannelSums::dS).
+// Everything of one minimiser that the sums need: the prox result and the full blocks of J (S20)
+// (node_eval: both from one phi_derivs; the sampled channel fills jb only when it needs it).
 template <int L>
-inline void hat_summands(const Draw<L>& dr, const VecL<L>& gk, const VecL<L>& gz, double* G) {
-  G[0] = gk.dot(dr.tm_k);
-  G[1] = gk.squaredNorm();
-  G[2] = gk.dot(dr.tv_k);
-  G[3] = gz.dot(dr.tm_z);
-  G[4] = gz.squaredNorm();
-  G[5] = gz.dot(dr.tv_z);
+struct NodeEval {
+  ProxResult<L> pr;
+  JacobianBlocks<L> jb;
+};
+
+template <int L>
+inline NodeEval<L> node_eval(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, double F) {
+  NodeEval<L> ne;
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, chi, dv);
+  ProxResult<L>& out = ne.pr;
+  out.chi = chi;
+  out.z = dv.z;
+  out.s = dv.s;
+  out.residual = dv.r;
+  out.objective = F;
+  out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
+  Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
+  out.hessian_ok = llt.info() == Eigen::Success;
+  ne.jb = jacobian_blocks_from<L>(in, dv);
+  out.J_chi = ne.jb.cc.diagonal();
+  out.J_z = ne.jb.zz.diagonal();
+  return ne;
 }
 
-// Adds one draw with weight wgt (npd_w: its weight in the not-positive-definite count).
+// Where the line-rule quantities enter (pre-integrated channel): the line direction e and the
+// node's coordinate x along it. Sampled: none.
+template <int L>
+struct LineTerms {
+  bool on = false;
+  VecL<L> e = VecL<L>::Zero();
+  double x = 0.0;
+};
+
+// The node summands of one draw at its minimiser (rows kMk .. kJperp); k_active false (softmax
+// with L = 1) leaves the key rows 0. The J rows from the diagonal of J (pr.J_chi, pr.J_z), and
+// kJperp (pre-integrated only) from the full block ne.jb.cc.
+template <int L>
+inline void node_summands(bool k_active, const Draw<L>& dr, const VecL<L>& gk, const VecL<L>& gz,
+                          const NodeEval<L>& ne, const LineTerms<L>& lt, double* G) {
+  for (int r = 0; r < kNodeSums; ++r) G[r] = 0.0;
+  if (k_active) {
+    G[kMk] = gk.dot(dr.tm_k);
+    G[kGk2] = gk.squaredNorm();
+    G[kVk] = gk.dot(dr.tv_k);
+    G[kJk] = ne.pr.J_chi.sum();
+    G[kGchis] = gk.dot(dr.chis);
+    if (lt.on) {
+      G[kGex] = gk.dot(lt.e) * lt.x;
+      G[kJperp] = ne.pr.J_chi.sum() - lt.e.dot(ne.jb.cc * lt.e);
+    }
+  }
+  G[kMz] = gz.dot(dr.tm_z);
+  G[kGz2] = gz.squaredNorm();
+  G[kVz] = gz.dot(dr.tv_z);
+  G[kJz] = ne.pr.J_z.sum();
+  G[kJz1] = ne.pr.J_z(0);
+  G[kGy] = gz(0) * dr.in.y;
+}
+
+// The J rows of node_summands (kJk, kJz, kJz1, kJperp) as functions of (chi, input).
+template <int L>
+inline void j_rows(const JacobianBlocks<L>& jb, bool k_active, const LineTerms<L>& lt, double* J4) {
+  J4[0] = k_active ? jb.cc.trace() : 0.0;
+  J4[1] = jb.zz.trace();
+  J4[2] = jb.zz(0, 0);
+  J4[3] = k_active && lt.on ? jb.cc.trace() - lt.e.dot(jb.cc * lt.e) : 0.0;
+}
+
+// d/dP_j of the node summands (rows kMk .. kJperp) into dG (kNodeSums x 6). The J rows (want_jd)
+// by a forward difference of J along the path (chi(P), input(P)) with a relative step 1e-7
+// (J is smooth in both; no prox is solved again).
+template <int L>
+inline void node_derivs(ProxAct act, bool k_active, const DrawState& st, const Draw<L>& dr,
+                        const DrawDerivs<L>& dd, const VecL<L>& gk, const VecL<L>& gz,
+                        const JacobianBlocks<L>& jb, const VecL<L>& chi, const LineTerms<L>& lt,
+                        bool want_jd, Eigen::Matrix<double, kNodeSums, 6>& dG) {
+  dG.setZero();
+  double J0[4];
+  if (want_jd) j_rows<L>(jb, k_active, lt, J0);
+  for (int j = 0; j < 6; ++j) {
+    const VecL<L> ac = dd.dwc[j] + (j == 2 ? 1.0 : 0.0) * gk;
+    const VecL<L> az = dd.dwz[j] + (j == 5 ? 1.0 : 0.0) * gz;
+    const VecL<L> dgz = -(jb.cz.transpose() * ac + jb.zz * az);
+    const VecL<L> dgk = -(jb.cc * ac + jb.cz * az);
+    if (k_active) {
+      dG(kMk, j) = dgk.dot(dr.tm_k) + gk.dot(dd.dtmk[j]);
+      dG(kGk2, j) = 2.0 * gk.dot(dgk);
+      dG(kVk, j) = dgk.dot(dr.tv_k) + gk.dot(dd.dtvk[j]);
+      dG(kGchis, j) = dgk.dot(dr.chis);
+      if (lt.on) dG(kGex, j) = dgk.dot(lt.e) * lt.x;
+    }
+    dG(kMz, j) = dgz.dot(dr.tm_z) + gz.dot(dd.dtmz[j]);
+    dG(kGz2, j) = 2.0 * gz.dot(dgz);
+    dG(kVz, j) = dgz.dot(dr.tv_z) + gz.dot(dd.dtvz[j]);
+    dG(kGy, j) = dgz(0) * dr.in.y;
+    if (want_jd) {
+      // chi = omega_chi + V_k g^chi: d chi = d omega_chi + dV_k g^chi + V_k d g^chi
+      const VecL<L> dchi = dd.dwc[j] + (j == 2 ? 1.0 : 0.0) * gk + st.V_k * dgk;
+      double scale = 1.0;
+      scale = std::max(scale, dchi.cwiseAbs().maxCoeff());
+      scale = std::max(scale, dd.dwz[j].cwiseAbs().maxCoeff());
+      const double h = 1e-7 / scale;
+      ProxInput<L> in = dr.in;
+      in.omega_chi += h * dd.dwc[j];
+      in.omega_z += h * dd.dwz[j];
+      if (j == 2) in.V_k += h;
+      if (j == 5) in.V_v += h;
+      double J1[4];
+      if constexpr (L == 2) {
+        if (act == ProxAct::Softmax) {  // closed form, the same values (softmax2_j)
+          double cc, zz, zz11;
+          softmax2_j<L>(in, VecL<L>(chi + h * dchi), cc, zz, zz11);
+          J1[0] = k_active ? cc : 0.0;
+          J1[1] = zz;
+          J1[2] = zz11;
+          J1[3] = 0.0;  // J_cc is along e = h
+        } else {
+          j_rows<L>(jacobian_blocks<L>(act, in, VecL<L>(chi + h * dchi)), k_active, lt, J1);
+        }
+      } else {
+        j_rows<L>(jacobian_blocks<L>(act, in, VecL<L>(chi + h * dchi)), k_active, lt, J1);
+      }
+      dG(kJk, j) = (J1[0] - J0[0]) / h;
+      dG(kJz, j) = (J1[1] - J0[1]) / h;
+      dG(kJz1, j) = (J1[2] - J0[2]) / h;
+      dG(kJperp, j) = (J1[3] - J0[3]) / h;
+    }
+  }
+}
+
+// Adds one draw (or line-rule node) with weight wgt (npd_w: its weight in the
+// not-positive-definite count): its node summands, their derivatives (want_jac; want_jd: also
+// the J rows), the training MSE and the replicon Gram matrix (want_at).
 template <int L>
 inline void accumulate(ChannelSums& S, ProxAct act, bool k_active, const DrawState& st,
-                       const Draw<L>& dr, const ProxResult<L>& pr, double wgt, double npd_w,
-                       bool want_at, bool want_jac) {
-  const double V_k = st.V_k, V_v = st.V_v;
-  const VecL<L> gk = (pr.chi - dr.in.omega_chi) / V_k;  // (S18)
-  const VecL<L> gz = (pr.z - dr.in.omega_z) / V_v;
-  if (k_active) {
-    S.S_gk2 += wgt * gk.squaredNorm();
-    S.S_mk += wgt * gk.dot(dr.tm_k);
-    S.S_vk += wgt * gk.dot(dr.tv_k);
-    S.S_Jk += wgt * pr.J_chi.sum();
-  }
-  S.S_gz2 += wgt * gz.squaredNorm();
-  S.S_mz += wgt * gz.dot(dr.tm_z);
-  S.S_vz += wgt * gz.dot(dr.tv_z);
-  S.S_Jz += wgt * pr.J_z.sum();
+                       const Draw<L>& dr, const NodeEval<L>& ne, double wgt, double npd_w,
+                       const LineTerms<L>& lt, bool want_at, bool want_jac, bool want_jd) {
+  const ProxResult<L>& pr = ne.pr;
+  const VecL<L> gk = (pr.chi - dr.in.omega_chi) / st.V_k;  // (S18)
+  const VecL<L> gz = (pr.z - dr.in.omega_z) / st.V_v;
+  double G[kNodeSums];
+  node_summands<L>(k_active, dr, gk, gz, ne, lt, G);
+  for (int r = 0; r < kNodeSums; ++r) S.v(r) += wgt * G[r];
   S.S_tr += wgt * pr.residual * pr.residual;
-  S.S_gy += wgt * gz(0) * dr.in.y;
-  S.S_Jz1 += wgt * pr.J_z(0);
-  if (k_active && st.task == Task::Max) S.S_gchis += wgt * gk.dot(dr.chis);
   if (!pr.hessian_ok) S.S_npd += npd_w;
   S.gmax = std::max(S.gmax, pr.grad_inf);
   if (want_jac) {
-    // Derivatives of the fields omega, of the Stein weights tm, tv (explicit in P for this
-    // draw) and of g = (prox - omega)/V (implicit: dg = -𝒥 (d omega + dV g)).
-    const JacobianBlocks<L> jb = jacobian_blocks<L>(act, dr.in, pr.chi);
     DrawDerivs<L> dd;
     draw_derivs<L>(st, dr, dd);
-    for (int j = 0; j < 6; ++j) {
-      const VecL<L> ac = dd.dwc[j] + (j == 2 ? 1.0 : 0.0) * gk;
-      const VecL<L> az = dd.dwz[j] + (j == 5 ? 1.0 : 0.0) * gz;
-      const VecL<L> dgz = -(jb.cz.transpose() * ac + jb.zz * az);
-      if (k_active) {
-        const VecL<L> dgk = -(jb.cc * ac + jb.cz * az);
-        S.dS(0, j) += wgt * (dgk.dot(dr.tm_k) + gk.dot(dd.dtmk[j]));
-        S.dS(1, j) += wgt * 2.0 * gk.dot(dgk);
-        S.dS(2, j) += wgt * (dgk.dot(dr.tv_k) + gk.dot(dd.dtvk[j]));
-      }
-      S.dS(3, j) += wgt * (dgz.dot(dr.tm_z) + gz.dot(dd.dtmz[j]));
-      S.dS(4, j) += wgt * 2.0 * gz.dot(dgz);
-      S.dS(5, j) += wgt * (dgz.dot(dr.tv_z) + gz.dot(dd.dtvz[j]));
-    }
+    Eigen::Matrix<double, kNodeSums, 6> dG;
+    node_derivs<L>(act, k_active, st, dr, dd, gk, gz, ne.jb, pr.chi, lt, want_jd, dG);
+    S.d.template topRows<kNodeSums>() += wgt * dG;
   }
   if (want_at) {
-    const JacobianBlocks<L> jb = jacobian_blocks<L>(act, dr.in, pr.chi);
+    const JacobianBlocks<L>& jb = ne.jb;
     const Eigen::Matrix<double, L, L> kv = jb.cz, vk = jb.cz.transpose();
     const Eigen::Matrix<double, L, L> kk = k_active ? jb.cc : Eigen::Matrix<double, L, L>::Zero();
     const Eigen::Matrix<double, L, L>* B[4] = {&kk, &kv, &vk, &jb.zz};

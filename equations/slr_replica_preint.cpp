@@ -61,7 +61,14 @@ ChannelSums sums_preint(const ReplicaSetting& set, const double* P, const SobolG
   const DrawState st(set, P);
   const LineBasis<L> lb(act);
   const int n = pts.points();
-  const double c = set.task == Task::Spiked ? st.sq_k : st.s_k;  // d omega_chi / dx = c e
+  const bool spiked = set.task == Task::Spiked;
+  const double c = spiked ? st.sq_k : st.s_k;  // d omega_chi / dx = c e
+  // dc/dP: spiked c = sqrt(q_k); max c = sqrt(q_k - m_k^2)
+  double dc[6] = {0, 0, 0, 0, 0, 0};
+  if (c > 0) {
+    dc[1] = 0.5 / c;
+    if (!spiked) dc[0] = -st.m_k / c;
+  }
   const bool trivial = !k_active || !(c > 0);
   ChannelSums S;
   Draw<L> dr;
@@ -71,9 +78,12 @@ ChannelSums sums_preint(const ReplicaSetting& set, const double* P, const SobolG
   rule.nodes.reserve(4 * set.line.nodes);
   LineOptions single = set.line;
   VecL<L> noise, base;
+  LineTerms<L> lt;
+  lt.on = !trivial;
+  lt.e = lb.e;
   auto key_at = [&](double x, const double* chis) {
     noise = base + x * lb.e;
-    if (set.task == Task::Spiked)
+    if (spiked)
       key_spiked<L>(st, noise.data(), dr);
     else
       key_max<L>(st, chis, noise.data(), dr);
@@ -100,51 +110,74 @@ ChannelSums sums_preint(const ReplicaSetting& set, const double* P, const SobolG
       nd.w = 1.0;
       nd.pt = prob.global(0.0);
       rule.nodes.push_back(nd);
+    } else if constexpr (L == 2) {
+      if (act == ProxAct::Softmax && set.line.exact_softmax2)
+        build_line_rule_softmax2(dr.in, c, single, rule);  // the exact 1-D rule
+      else
+        build_line_rule(prob, single, rule);
     } else {
       build_line_rule(prob, single, rule);
     }
     for (const auto& nd : rule.nodes) {
       key_at(nd.x, chis);
-      const ProxResult<L> pr = prob.result(nd.pt);
-      accumulate<L>(S, act, k_active, st, dr, pr, wgt * nd.w, nd.w, want_at, want_jac);
-      if (!trivial) {
-        const VecL<L> gk = (pr.chi - dr.in.omega_chi) / st.V_k;
-        S.S_gex += wgt * nd.w * gk.dot(lb.e) * nd.x;
-        if (lb.nk > 0) {
-          const JacobianBlocks<L> jb = jacobian_blocks<L>(act, dr.in, pr.chi);
-          S.S_Jperp += wgt * nd.w * (jb.cc.trace() - lb.e.dot(jb.cc * lb.e));
-        }
-      }
+      lt.x = nd.x;
+      const NodeEval<L> ne = node_eval<L>(act, dr.in, nd.pt.pr.chi, nd.pt.pr.objective);
+      accumulate<L>(S, act, k_active, st, dr, ne, wgt * nd.w, nd.w, lt, want_at, want_jac, set.line.exact_jacobian);
     }
     if (rule.unresolved) S.S_unres += 1.0;
     for (const auto& jp : rule.jumps) {
       key_at(jp.x, chis);
-      const ProxResult<L> pb = prob.result(jp.before), pa = prob.result(jp.after);
-      const VecL<L> gkb = (pb.chi - dr.in.omega_chi) / st.V_k, gka = (pa.chi - dr.in.omega_chi) / st.V_k;
-      const VecL<L> gzb = (pb.z - dr.in.omega_z) / st.V_v, gza = (pa.z - dr.in.omega_z) / st.V_v;
-      // (S20b): the surface delta of the tie set weighs |Delta g|^2 (docs §4.9).
-      S.S_jk += wgt * jp.density * (gka - gkb).squaredNorm();
-      S.S_jv += wgt * jp.density * (gza - gzb).squaredNorm();
-      S.S_jz1 += wgt * jp.density * (gza(0) - gzb(0)) * (gza(0) - gzb(0));
-      S.S_jke += wgt * jp.density * std::pow(lb.e.dot(gka - gkb), 2);
+      lt.x = jp.x;
+      const NodeEval<L> nb = node_eval<L>(act, dr.in, jp.before.pr.chi, jp.before.pr.objective);
+      const NodeEval<L> na = node_eval<L>(act, dr.in, jp.after.pr.chi, jp.after.pr.objective);
+      const VecL<L> gkb = (nb.pr.chi - dr.in.omega_chi) / st.V_k, gka = (na.pr.chi - dr.in.omega_chi) / st.V_k;
+      const VecL<L> gzb = (nb.pr.z - dr.in.omega_z) / st.V_v, gza = (na.pr.z - dr.in.omega_z) / st.V_v;
+      const VecL<L> jk = gka - gkb, jz = gza - gzb;
+      const double rho = jp.density;
+      // (S20b): the surface delta of the tie set weighs |[g]|^2 (docs §4.9).
+      const double Q[4] = {jk.squaredNorm(), jz.squaredNorm(), jz(0) * jz(0), std::pow(lb.e.dot(jk), 2)};
+      for (int q = 0; q < 4; ++q) S.v(kJumpK + q) += wgt * rho * Q[q];
       S.S_jumps += 1.0;
       if (want_jac) {
-        // The jump point moves with P: d/dP of a piecewise integral gets
-        // -[G] phi(x_j) dx_j/dP = [G] phi D_P / D_x = -density [G] D_P (D_x < 0), with
-        // D_P = d/dP [Phi(after) - Phi(before)] at fixed x (envelope theorem).
+        // The jump point x_j moves with P (D(x_j, P) = 0, D = Phi_after - Phi_before):
+        // dx_j/dP = -D_P / D_x with D_P = d/dP [Phi_after - Phi_before] at fixed x (envelope
+        // theorem) and D_x = -[g^chi].a (a = c e). A piecewise integral gets (Leibniz)
+        // [G] phi(x_j) dx_j/dP = -rho [G] D_P for every node sum G. The jump sums rho Q change
+        // through rho = phi(x_j)/|D_x| and [g] at the moving x_j.
         DrawDerivs<L> dd;
         draw_derivs<L>(st, dr, dd);
-        double Gb[6], Ga[6];
-        hat_summands<L>(dr, gkb, gzb, Gb);
-        hat_summands<L>(dr, gka, gza, Ga);
+        double Gb[kNodeSums], Ga[kNodeSums];
+        node_summands<L>(k_active, dr, gkb, gzb, nb, lt, Gb);
+        node_summands<L>(k_active, dr, gka, gza, na, lt, Ga);
+        const VecL<L> a = c * lb.e;
+        const double Dx = -jk.dot(a);
         for (int j = 0; j < 6; ++j) {
           auto dphi = [&](const VecL<L>& gk, const VecL<L>& gz) {
             return -(gk.dot(dd.dwc[j]) + gz.dot(dd.dwz[j])) - (j == 2 ? 0.5 * gk.squaredNorm() : 0.0) -
                    (j == 5 ? 0.5 * gz.squaredNorm() : 0.0);
           };
           const double DP = dphi(gka, gza) - dphi(gkb, gzb);
-          for (int row = k_active ? 0 : 3; row < 6; ++row)
-            S.dS(row, j) += -wgt * jp.density * (Ga[row] - Gb[row]) * DP;
+          for (int row = 0; row < kNodeSums; ++row) S.d(row, j) += -wgt * rho * (Ga[row] - Gb[row]) * DP;
+          if (!(Dx < 0)) continue;
+          const double dx = -DP / Dx;
+          // total d g / dP on each branch at the moving x_j: dg = -J (d omega + dV g), with
+          // d omega_chi = dwc_j + a dx_j
+          auto dg = [&](const NodeEval<L>& ne, const VecL<L>& gk, const VecL<L>& gz, VecL<L>& dgk, VecL<L>& dgz) {
+            const VecL<L> ac = dd.dwc[j] + (j == 2 ? 1.0 : 0.0) * gk + dx * a;
+            const VecL<L> az = dd.dwz[j] + (j == 5 ? 1.0 : 0.0) * gz;
+            dgk = -(ne.jb.cc * ac + ne.jb.cz * az);
+            dgz = -(ne.jb.cz.transpose() * ac + ne.jb.zz * az);
+          };
+          VecL<L> dgkb, dgzb, dgka, dgza;
+          dg(nb, gkb, gzb, dgkb, dgzb);
+          dg(na, gka, gza, dgka, dgza);
+          const VecL<L> djk = dgka - dgkb, djz = dgza - dgzb;
+          const double dDx = -djk.dot(a) - jk.dot(lb.e) * dc[j];
+          const double drho = rho * (-jp.x * dx + dDx / (-Dx));
+          const double ek = lb.e.dot(jk);
+          const double dQ[4] = {2.0 * jk.dot(djk), 2.0 * jz.dot(djz), 2.0 * jz(0) * djz(0),
+                                2.0 * ek * lb.e.dot(djk)};
+          for (int q = 0; q < 4; ++q) S.d(kJumpK + q, j) += wgt * (drho * Q[q] + rho * dQ[q]);
         }
       }
     }

@@ -184,6 +184,100 @@ inline double newton_polish(ProxAct act, const ProxInput<L>& in, const ProxOptio
   return F;
 }
 
+// Softmax with L = 2 in its Helmert coordinate t (chi = mean(omega_chi) 1 + t h, h = (1, -1)/sqrt 2,
+// so chi_1 - chi_2 = sqrt 2 t and s_1 = sigmoid(sqrt 2 t)): the reduced objective (S17) is
+//   Phi(t) = (t - t0)^2/(2 V_k) + A^2/(2 B),  A = y - w_2 - s_1 (w_1 - w_2),
+//   B = 1 + V_v (s_1^2 + (1 - s_1)^2),  t0 = h.omega_chi, w = omega_z,
+// with closed-form derivatives in t: the same minimiser as the generic Newton on chi (the mean of
+// chi does not enter), at a fraction of the cost (no L x L algebra).
+struct Softmax2 {
+  double t0, inv_vk, y2, dz, vv;
+  template <int L>
+  explicit Softmax2(const ProxInput<L>& in)
+      : t0((in.omega_chi(0) - in.omega_chi(L - 1)) * 0.7071067811865476),
+        inv_vk(1.0 / in.V_k),
+        y2(in.y - in.omega_z(L - 1)),
+        dz(in.omega_z(0) - in.omega_z(L - 1)),
+        vv(in.V_v) {}
+  double value(double t) const {
+    const double x = 1.4142135623730951 * t;
+    const double s = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+    const double A = y2 - s * dz, B = 1.0 + vv * (s * s + (1.0 - s) * (1.0 - s));
+    return 0.5 * (t - t0) * (t - t0) * inv_vk + 0.5 * A * A / B;
+  }
+  // Phi, dPhi/dt, d2Phi/dt2 at t.
+  void derivs(double t, double& F, double& F1, double& F2) const {
+    const double x = 1.4142135623730951 * t;
+    const double s = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+    const double p = 1.4142135623730951 * s * (1.0 - s), p2 = 1.4142135623730951 * p * (1.0 - 2.0 * s);
+    const double A = y2 - s * dz, A1 = -p * dz, A2 = -p2 * dz;
+    const double Q1 = (4.0 * s - 2.0) * p, Q2 = 4.0 * p * p + (4.0 * s - 2.0) * p2;
+    const double B = 1.0 + vv * (s * s + (1.0 - s) * (1.0 - s)), B1 = vv * Q1, B2 = vv * Q2;
+    const double dt = t - t0;
+    F = 0.5 * dt * dt * inv_vk + 0.5 * A * A / B;
+    F1 = dt * inv_vk + A * A1 / B - 0.5 * A * A * B1 / (B * B);
+    F2 = inv_vk + (A1 * A1 + A * A2) / B - 2.0 * A * A1 * B1 / (B * B) - 0.5 * A * A * B2 / (B * B) +
+         A * A * B1 * B1 / (B * B * B);
+  }
+};
+
+// The J sums of (S20) for softmax L = 2 in closed form at the minimiser chi (the full blocks are
+// rank one in the Helmert direction h: with F2 = Phi''(t), J_cc = (1/V_k - 1/(F2 V_k^2)) h h', and
+// with u = 2 s_1 s_2 ((h.z) s - r h), v = F_zz^-1 u, J_zz = I/V_v - (F_zz^-1 + v v'/F2)/V_v^2):
+// tr J_cc, tr J_zz and (J_zz)_11 without L x L algebra (for derivatives by differences).
+template <int L>
+inline void softmax2_j(const ProxInput<L>& in, const VecL<L>& chi, double& tr_cc, double& tr_zz,
+                       double& zz11) {
+  static_assert(L == 2, "softmax2_j is for L = 2");
+  const Softmax2 f(in);
+  const double t = (chi(0) - chi(1)) * 0.7071067811865476;
+  double F, F1, F2;
+  f.derivs(t, F, F1, F2);
+  const double x = 1.4142135623730951 * t;
+  const double s1 = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+  const double s2 = 1.0 - s1, ss = s1 * s1 + s2 * s2, vv = in.V_v;
+  const double den = 1.0 + vv * ss;
+  const double r = (in.y - s1 * in.omega_z(0) - s2 * in.omega_z(1)) / den;
+  const double z1 = in.omega_z(0) + vv * r * s1, z2 = in.omega_z(1) + vv * r * s2;
+  const double hz = (z1 - z2) * 0.7071067811865476, h1 = 0.7071067811865476;
+  const double u1 = 2.0 * s1 * s2 * (hz * s1 - r * h1), u2 = 2.0 * s1 * s2 * (hz * s2 + r * h1);
+  // F_zz^-1 = V_v (I - V_v s s'/den)
+  const double su = s1 * u1 + s2 * u2;
+  const double v1 = vv * (u1 - vv * s1 * su / den), v2 = vv * (u2 - vv * s2 * su / den);
+  tr_cc = 1.0 / in.V_k - 1.0 / (F2 * in.V_k * in.V_k);
+  const double trF = vv * (2.0 - vv * ss / den);
+  tr_zz = 2.0 / vv - (trF + (v1 * v1 + v2 * v2) / F2) / (vv * vv);
+  zz11 = 1.0 / vv - (vv * (1.0 - vv * s1 * s1 / den) + v1 * v1 / F2) / (vv * vv);
+}
+
+// Damped Newton on Softmax2's Phi(t) from t (in place), as newton_polish on chi: Newton step
+// where Phi'' > 0, else the gradient step V_k Phi'; backtracking by halving (20 times) until Phi
+// does not increase; stops when |grad_chi Phi|_inf = |Phi'|/sqrt 2 < grad_tol.
+inline double softmax2_polish(const Softmax2& f, const ProxOptions& opt, double& t) {
+  double F, F1, F2;
+  f.derivs(t, F, F1, F2);
+  for (int it = 0; it < opt.newton_max; ++it) {
+    if (std::abs(F1) * 0.7071067811865476 < opt.grad_tol) break;
+    double dx = F2 > 0.0 ? F1 / F2 : F1 / f.inv_vk;
+    if (!std::isfinite(dx)) dx = F1 / f.inv_vk;
+    double step = 1.0;
+    bool moved = false;
+    double Fn = F;
+    for (int b = 0; b <= 20; ++b) {
+      Fn = f.value(t - step * dx);
+      if (Fn <= F + 1e-14 * std::max(1.0, std::abs(F))) {
+        moved = Fn < F || b == 0;
+        t -= step * dx;
+        break;
+      }
+      step *= 0.5;
+    }
+    if (!moved || std::abs(step * dx) < 1e-14 * (1.0 + std::abs(t))) break;
+    f.derivs(t, F, F1, F2);
+  }
+  return F;
+}
+
 // Orthonormal basis of 1^perp (Helmert), columns b_1..b_{L-1}.
 template <int L>
 inline Eigen::Matrix<double, L, (L > 1 ? L - 1 : 1)> helmert_basis() {
@@ -254,13 +348,14 @@ inline ProxResult<L> prox_result(ProxAct act, const ProxInput<L>& in, const VecL
   return out;
 }
 
-// The global proximal step: returns the minimiser of (S16) with its channel quantities.
-// Search: a grid over the reduced objective in the search coordinates t (chi = base + M t) on the
+// The global proximal step: solve_prox_min finds the minimiser of (S16) (chi and the value of
+// (S17)), solve_prox adds its channel quantities (prox_result). Search: a grid over the reduced objective in the search coordinates t (chi = base + M t) on the
 // cube t0 + R[-1, 1]^d, then Newton on Phi from the best grid local minima (a second and third
 // minimum is polished only when its grid value is within the grid's resolution of the best
 // polished value). Softmax L >= 4 (d >= 3): multi-start Newton (§4.4, unvalidated).
 template <int L>
-inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt) {
+inline void solve_prox_min(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt, VecL<L>& chi_out,
+                           double& F_out) {
   static_assert(L >= 1 && L <= kMaxL, "L out of range");
   VecL<L> s;
   // Search coordinates.
@@ -414,7 +509,16 @@ inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxO
   VecL<L> bchi = in.omega_chi;
   auto polish_from = [&](const VecL<L>& c0) {
     VecL<L> c = c0;
-    const double F = newton_polish<L>(act, in, opt, c);
+    double F;
+    if (L == 2 && act == ProxAct::Softmax) {
+      // the 1-D form (Softmax2) of the same Newton iteration
+      const Softmax2 f(in);
+      double t = M.col(0).dot(c0 - base);
+      F = softmax2_polish(f, opt, t);
+      c = base + t * M.col(0);
+    } else {
+      F = newton_polish<L>(act, in, opt, c);
+    }
     if (F < bestF) {
       bestF = F;
       bchi = c;
@@ -440,7 +544,16 @@ inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxO
     }
   }
 
-  return prox_result<L>(act, in, bchi, bestF);
+  chi_out = bchi;
+  F_out = bestF;
+}
+
+template <int L>
+inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxOptions& opt) {
+  VecL<L> chi;
+  double F;
+  solve_prox_min<L>(act, in, opt, chi, F);
+  return prox_result<L>(act, in, chi, F);
 }
 
 // Full 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20) at a minimiser chi of (S17), as its three L x L
@@ -451,10 +564,9 @@ struct JacobianBlocks {
   Eigen::Matrix<double, L, L> cc, cz, zz;
 };
 
+// From the derivatives of Phi at chi (phi_derivs).
 template <int L>
-inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
-  PhiDerivs<L> dv;
-  phi_derivs<L>(act, in, chi, dv);
+inline JacobianBlocks<L> jacobian_blocks_from(const ProxInput<L>& in, const PhiDerivs<L>& dv) {
   // Block inverse of V^-1 + H: chi-chi = Hphi^-1, chi-z = -Hphi^-1 Hzc^T,
   // z-z = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
   const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
@@ -465,6 +577,13 @@ inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, co
   b.zz = -(dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose()) / (in.V_v * in.V_v);
   b.zz.diagonal().array() += 1.0 / in.V_v;
   return b;
+}
+
+template <int L>
+inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, chi, dv);
+  return jacobian_blocks_from<L>(in, dv);
 }
 
 }  // namespace replica

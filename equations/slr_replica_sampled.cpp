@@ -41,8 +41,10 @@ ChannelSums sums_sampled(const ReplicaSetting& set, const double* P, const Sobol
     }
     z_side<L>(st, u[off + L - 1], u[off + L], u + off, dr);
     if (dr.wgt == 0.0) continue;
-    const ProxResult<L> pr = solve_prox<L>(act, dr.in, set.prox);
-    accumulate<L>(S, act, k_active, st, dr, pr, dr.wgt, 1.0, want_at, want_jac);
+    NodeEval<L> ne;
+    ne.pr = solve_prox<L>(act, dr.in, set.prox);
+    if (want_at || want_jac) ne.jb = jacobian_blocks<L>(act, dr.in, ne.pr.chi);
+    accumulate<L>(S, act, k_active, st, dr, ne, dr.wgt, 1.0, LineTerms<L>(), want_at, want_jac, false);
   }
   return S;
 }

@@ -136,6 +136,59 @@ const Rule1D& gauss_hermite(int n) {
   return cached_rule(cache, mu, n, build_hermite);
 }
 
+void truncated_normal_rule(double a, double b, int n, Rule1D& out) {
+  if (n < 1) throw std::invalid_argument("truncated_normal_rule: n must be >= 1");
+  const double lo = std::max(a, -12.0), hi = std::min(b, 12.0);
+  out.x.assign(n, 0.0);
+  out.w.assign(n, 0.0);
+  if (!(hi > lo)) return;
+  // discrete measure: Gauss-Legendre nodes on [lo, hi] with weights w_GL phi(x)
+  const Rule1D& gl = gauss_legendre(96);
+  const int N = gl.size();
+  double xs[96], vs[96], p0[96], p1[96];
+  const double half = 0.5 * (hi - lo), mid = 0.5 * (hi + lo);
+  double mass = 0.0;
+  for (int i = 0; i < N; ++i) {
+    xs[i] = mid + half * gl.x[i];
+    vs[i] = half * gl.w[i] * norm_pdf(xs[i]);
+    mass += vs[i];
+    p0[i] = 1.0;
+    p1[i] = 0.0;  // p_{-1}
+  }
+  if (!(mass > 0)) return;
+  // Stieltjes in orthonormal form: sqrt(b_{k+1}) p_{k+1} = (x - a_k) p_k - sqrt(b_k) p_{k-1}
+  Eigen::VectorXd alpha(n), beta(n);  // beta(k) = b_k, k >= 1
+  const double p00 = 1.0 / std::sqrt(mass);
+  for (int i = 0; i < N; ++i) p0[i] = p00;
+  beta(0) = 0.0;
+  for (int k = 0; k < n; ++k) {
+    double ak = 0.0;
+    for (int i = 0; i < N; ++i) ak += vs[i] * xs[i] * p0[i] * p0[i];
+    alpha(k) = ak;
+    if (k + 1 == n) break;
+    const double sb = std::sqrt(beta(k));
+    double bn = 0.0;
+    for (int i = 0; i < N; ++i) {
+      const double r = (xs[i] - ak) * p0[i] - sb * p1[i];
+      p1[i] = p0[i];
+      p0[i] = r;
+      bn += vs[i] * r * r;
+    }
+    beta(k + 1) = bn;
+    const double sc = bn > 0 ? 1.0 / std::sqrt(bn) : 0.0;
+    for (int i = 0; i < N; ++i) p0[i] *= sc;
+  }
+  Eigen::VectorXd sub(std::max(n - 1, 0));
+  for (int k = 1; k < n; ++k) sub(k - 1) = std::sqrt(std::max(beta(k), 0.0));
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
+  es.computeFromTridiagonal(alpha, sub, Eigen::ComputeEigenvectors);
+  for (int i = 0; i < n; ++i) {
+    out.x[i] = es.eigenvalues()(i);
+    const double v0 = es.eigenvectors()(0, i);
+    out.w[i] = mass * v0 * v0;
+  }
+}
+
 const Rule1D& gauss_legendre(int n) {
   static std::map<int, std::unique_ptr<Rule1D>> cache;
   static std::mutex mu;

@@ -23,6 +23,15 @@ const Rule1D& gauss_hermite(int n);
 // Gauss-Legendre rule with n nodes on [-1, 1] (weights sum to 2). Cached like gauss_hermite.
 const Rule1D& gauss_legendre(int n);
 
+// The n-point Gauss rule of the standard normal density restricted to [a, b] (a = -inf and/or
+// b = +inf allowed): sum_i w_i f(x_i) ~ integral_a^b f(x) phi(x) dx, exact for polynomials of
+// degree <= 2n - 1 (up to the discretisation below), weights summing to Phi(b) - Phi(a). By the
+// discretised Stieltjes procedure (Gautschi): phi on [max(a, -12), min(b, 12)] (the mass beyond is
+// below 1e-32) discretised by 96-point Gauss-Legendre, recurrence coefficients by Stieltjes, nodes
+// and weights by Golub-Welsch. For [-inf, inf] it is the Gauss-Hermite rule. Not cached (a, b vary);
+// about 10 us for n = 8.
+void truncated_normal_rule(double a, double b, int n, Rule1D& out);
+
 // Integral of f over [a, b] with an n-point Gauss-Legendre rule.
 double integrate_gl(const std::function<double(double)>& f, double a, double b, int n);
 

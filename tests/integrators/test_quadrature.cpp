@@ -92,3 +92,38 @@ TEST_CASE("Gauss-Legendre and adaptive Gauss-Kronrod", "[core][quadrature]") {
   auto sq = integrate_adaptive([](double x) { return 1.0 / std::sqrt(x); }, 0.0, 1.0, 1e-10, 1e-10);
   CHECK(sq.value == Approx(2.0).epsilon(1e-8));
 }
+
+TEST_CASE("Truncated-normal Gauss rule: Gauss-Hermite on the line, exact moments on a piece",
+          "[core][quadrature]") {
+  Rule1D r;
+  // On (-inf, inf) it is the Gauss-Hermite rule.
+  truncated_normal_rule(-INFINITY, INFINITY, 6, r);
+  const Rule1D& gh = gauss_hermite(6);
+  for (int i = 0; i < 6; ++i) {
+    CHECK(r.x[i] == Approx(gh.x[i]).margin(1e-12));
+    CHECK(r.w[i] == Approx(gh.w[i]).margin(1e-13));
+  }
+  // On [a, inf) the moments of the truncated normal: m_0 = Q(a), m_1 = phi(a),
+  // m_k = (k - 1) m_{k-2} + a^{k-1} phi(a); exact up to degree 2n - 1 = 11.
+  for (double a : {-3.0, 0.7, 4.0}) {
+    truncated_normal_rule(a, INFINITY, 6, r);
+    double m[12];
+    m[0] = norm_cdf(-a);
+    m[1] = norm_pdf(a);
+    for (int k = 2; k < 12; ++k) m[k] = (k - 1) * m[k - 2] + std::pow(a, k - 1) * norm_pdf(a);
+    for (int k = 0; k < 12; ++k) {
+      double q = 0.0;
+      for (int i = 0; i < 6; ++i) q += r.w[i] * std::pow(r.x[i], k);
+      INFO("a = " << a << ", k = " << k);
+      CHECK(q == Approx(m[k]).epsilon(1e-11));
+    }
+  }
+  // A bounded piece: against adaptive integration.
+  truncated_normal_rule(-1.3, 0.4, 5, r);
+  for (int k = 0; k < 10; ++k) {
+    double q = 0.0;
+    for (int i = 0; i < 5; ++i) q += r.w[i] * std::pow(r.x[i], k);
+    const auto ref = integrate_adaptive([&](double x) { return std::pow(x, k) * norm_pdf(x); }, -1.3, 0.4);
+    CHECK(q == Approx(ref.value).epsilon(1e-11).margin(1e-15));
+  }
+}
