@@ -39,8 +39,9 @@ double replica_test_error(const ReplicaSetting& set, const double* P) {
 }
 
 ReplicaSystem::ReplicaSystem(ReplicaSetting set, double alpha,
-                             std::shared_ptr<const SobolGaussian> pts, int replicate)
-    : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate) {}
+                             std::shared_ptr<const SobolGaussian> pts, int replicate,
+                             std::shared_ptr<const SobolGaussian> jump_pts)
+    : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate), jump_pts_(std::move(jump_pts)) {}
 
 std::vector<std::string> ReplicaSystem::names() const {
   std::vector<std::string> n;
@@ -114,11 +115,23 @@ ReplicaValues<double> ReplicaSystem::evaluate(const Vec& x) const {
   project(xp);
   const ChannelStats c = replica_channel(set_, alpha_, xp.data(), *pts_, r_, true);
   // Jump share (S20b): the relative change of V = 1/(lambda + Vhat) that the jumps of the
-  // proximal minimiser cause, max over k, v of Vhat_jump / (lambda + |Vhat_H|). Pre-integrated:
-  // the exact jump term; sampled: the difference of the two forms, |Vhat_H - Vhat_S|.
+  // proximal minimiser cause, max over k, v of Vhat_jump / (lambda + |Vhat_H|), always from the
+  // exact jump term of a pre-integrated pass: the map's own (preint) or, for the sampled channel,
+  // one pass at the solution on jump_pts (without them: the difference of the two sampled
+  // forms, |Vhat_H - Vhat_S|, noise floor 0.015-0.03).
   const bool sampled = set_.channel == ChannelKind::Sampled;
-  const double jk = sampled ? c.Vhat_k_hessian - c.Vhat_k_stein : c.Vhat_k_jump;
-  const double jv = sampled ? c.Vhat_v_hessian - c.Vhat_v_stein : c.Vhat_v_jump;
+  double jk = c.Vhat_k_jump, jv = c.Vhat_v_jump, hk = c.Vhat_k_hessian, hv = c.Vhat_v_hessian;
+  if (sampled && jump_pts_) {
+    ReplicaSetting js = jump_setting(set_, jump_pts_->points());
+    const ChannelStats cj = replica_channel(js, alpha_, xp.data(), *jump_pts_, r_);
+    jk = cj.Vhat_k_jump;
+    jv = cj.Vhat_v_jump;
+    hk = cj.Vhat_k_hessian;
+    hv = cj.Vhat_v_hessian;
+  } else if (sampled) {
+    jk = c.Vhat_k_hessian - c.Vhat_k_stein;
+    jv = c.Vhat_v_hessian - c.Vhat_v_stein;
+  }
   auto share = [&](double h, double j) {
     const double d = set_.lambda + std::abs(h);
     return d > 0.0 ? std::abs(j) / d : 0.0;
@@ -146,9 +159,7 @@ ReplicaValues<double> ReplicaSystem::evaluate(const Vec& x) const {
   v.at_eigenvalue = c.at_eigenvalue;
   v.Vhat_k_jump = jk;
   v.Vhat_v_jump = jv;
-  v.jump_share = replica_k_inactive(set_)
-                     ? share(c.Vhat_v_hessian, jv)
-                     : std::max(share(c.Vhat_k_hessian, jk), share(c.Vhat_v_hessian, jv));
+  v.jump_share = replica_k_inactive(set_) ? share(hv, jv) : std::max(share(hk, jk), share(hv, jv));
   return v;
 }
 

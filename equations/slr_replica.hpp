@@ -75,8 +75,11 @@ struct ReplicaValues {
 // at the RS minimiser (zero temperature), used to prefer a branch.
 class ReplicaSystem : public FixedPointSystem {
  public:
+  // jump_pts (sampled channel only): the point set of a pre-integrated pass (make_jump_points)
+  // that measures the jump terms (S20b) at a solution (evaluate()); without it they are the
+  // difference of the two V-hat forms.
   ReplicaSystem(ReplicaSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
-                int replicate);
+                int replicate, std::shared_ptr<const SobolGaussian> jump_pts = nullptr);
   int dim() const override { return 6; }
   std::vector<std::string> names() const override;
   Vec map(const Vec& x) const override;
@@ -94,6 +97,7 @@ class ReplicaSystem : public FixedPointSystem {
   double alpha_;
   std::shared_ptr<const SobolGaussian> pts_;
   int r_;
+  std::shared_ptr<const SobolGaussian> jump_pts_;
 };
 
 // Initial states (§4.7).

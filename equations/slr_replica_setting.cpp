@@ -74,6 +74,23 @@ int replica_qmc_dim(const ReplicaSetting& set) {
   return d;
 }
 
+ReplicaSetting jump_setting(const ReplicaSetting& set, int lines) {
+  ReplicaSetting js = set;
+  js.channel = ChannelKind::Preintegrated;
+  js.n_points = lines;
+  return js;
+}
+
+int jump_lines(const ReplicaSetting& set) { return std::max(256, set.n_points / 16); }
+
+ReplicaSetting fallback_setting(const ReplicaSetting& set) {
+  return jump_setting(set, std::max(256, set.n_points / 4));
+}
+
+std::shared_ptr<const SobolGaussian> make_jump_points(const ReplicaSetting& set) {
+  return make_replica_points(jump_setting(set, jump_lines(set)));
+}
+
 std::shared_ptr<const SobolGaussian> make_replica_points(const ReplicaSetting& set) {
   return std::make_shared<const SobolGaussian>(replica_qmc_dim(set), set.n_points, set.replicates,
                                                set.seed);

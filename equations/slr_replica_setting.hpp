@@ -66,5 +66,15 @@ int replica_qmc_dim(const ReplicaSetting& set);
 // The QMC point set of a setting (all replicates).
 std::shared_ptr<const SobolGaussian> make_replica_points(const ReplicaSetting& set);
 
+// The pre-integrated pass that measures the jump terms (S20b) of a sampled setting at its
+// solutions: the same setting with the pre-integrated channel on `lines` lines, and its point
+// set with jump_lines(set) lines (n_points / 16, at least 256).
+ReplicaSetting jump_setting(const ReplicaSetting& set, int lines);
+int jump_lines(const ReplicaSetting& set);
+// The pre-integrated fallback of a sampled setting (slr_replica_curve.cpp): n_points / 4 lines
+// (at least 256).
+ReplicaSetting fallback_setting(const ReplicaSetting& set);
+std::shared_ptr<const SobolGaussian> make_jump_points(const ReplicaSetting& set);
+
 }  // namespace slr
 }  // namespace saddle

@@ -32,6 +32,7 @@ std::string path_text(const CurveStatus& s) {
     t += to_string(m);
     if (kinds > 1) t += ":" + std::to_string(n);
   }
+  if (s.n_fallback > 0) t += (t.empty() ? "" : "+") + std::string("fallback:") + std::to_string(s.n_fallback);
   if (s.n_out_of_domain > 0) t += (t.empty() ? "" : "+") + std::string("out_of_domain:") + std::to_string(s.n_out_of_domain);
   return t;
 }
@@ -66,8 +67,18 @@ SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const
 }
 }  // namespace
 
-SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt) {
+SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
+                             const FixedPointSystem* fallback) {
   SolveResult sr = solve_in_domain(sys, start, opt.solver);
+  if (fallback && !sr.summary.converged && std::isfinite(sr.summary.residual)) {
+    SolveResult fb = solve_in_domain(*fallback, sr.x, opt.solver);
+    if (fb.summary.converged) {
+      fb.summary.iterations += sr.summary.iterations;
+      fb.summary.steps += sr.summary.steps;
+      fb.summary.fallback = true;
+      return fb;
+    }
+  }
   if (opt.retry && !usable(sr.summary, opt)) {
     // A slow damped iteration: the plain or accelerated iteration can have an unstable direction
     // (e.g. near the interpolation peak of linear attention).
@@ -169,6 +180,7 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
       if (p.reason == Termination::Tolerance || severity(t) > severity(p.reason)) p.reason = t;
     }
     if (sr.summary.reason == Termination::OutOfDomain) ++p.n_out_of_domain;
+    if (sr.summary.fallback) ++p.n_fallback;
     p.iterations = std::max(p.iterations, sr.summary.iterations);
     ++p.n_by_path[static_cast<int>(sr.summary.path)];
     p.residual = std::max(p.residual, sr.summary.residual);
@@ -298,7 +310,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       if (interrupt_requested()) break;  // polled, not thrown: this runs inside OpenMP
       const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
       const auto sys = model.system(params[i], r, 0);
-      res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt);
+      const auto fb = model.fallback_system(params[i], r, 0);
+      res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt, fb.get());
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;
@@ -382,7 +395,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const int j = todo[u / R], r = u % R;
       const int k = j / n_par, i = j % n_par;
       const auto sys = model.system(params[i], r, level);
-      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt);
+      const auto fb = model.fallback_system(params[i], r, level);
+      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt, fb.get());
       sys->project(sr.x);
       fine[u].values = values_in_domain(model, *sys, sr);
       if (opt.map_radius || starts[k].escape > 0.0)

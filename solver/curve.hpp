@@ -107,13 +107,15 @@ struct CurveStatus {
   // newton), e.g. Newton steps, or the Anderson fallback where the Newton steps did not converge.
   int n_by_path[3] = {0, 0, 0};
   int n_out_of_domain = 0;  // replicates the model could not evaluate (OutOfDomain)
+  int n_fallback = 0;       // replicates solved by the model's fallback system
 };
 
 // The point's reason as a word: "tolerance", "noise" (converged, some replicate within the map's
 // noise) or the reason a replicate did not converge ("stalled", "max_iter", ...).
 std::string reason_text(const CurveStatus& s);
 
-// "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths; followed by
+// "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths; then
+// "+fallback:N" when N replicates came from the model's fallback system; followed by
 // "+out_of_domain:N" when N replicates left the model's domain (the point is then not converged).
 std::string path_text(const CurveStatus& s);
 
@@ -141,6 +143,11 @@ class CurveModel {
   // cannot be made (refinement stops).
   virtual bool prepare_level(int level) { return level == 0; }
   virtual std::unique_ptr<FixedPointSystem> system(double param, int replicate, int level) const = 0;
+  // Optional: another system for the same replicate, e.g. a smoother integration of the same
+  // expectations, that solve_with_retry solves from the replicate's best iterate when the first
+  // did not converge; it replaces the first only when it converged (counted in
+  // CurveStatus::n_fallback). nullptr (the default): none.
+  virtual std::unique_ptr<FixedPointSystem> fallback_system(double, int, int) const { return nullptr; }
   // The values reported beside x for one replicate at its (projected) solution x.
   virtual Vec values(const FixedPointSystem& sys, const Vec& x) const { return sys.observables(x); }
   // Index (into CurvePoint::entry) of the quantity whose s.e. drives refinement; -1: none.
@@ -168,7 +175,9 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
 // need not be retried: converged, or stalled with residual <= warm_accept. Not a convergence rule.
 bool usable(const SolveSummary& s, const CurveOptions& opt);
 
-// One solve from `start` with the retry of CurveOptions (see there).
-SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt);
+// One solve from `start`: then, if it did not converge, the fallback system (if any) from its best
+// iterate, and the damped retry of CurveOptions (see there) when the result is still not usable.
+SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
+                             const FixedPointSystem* fallback = nullptr);
 
 }  // namespace saddle

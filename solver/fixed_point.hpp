@@ -67,6 +67,8 @@ struct SolveSummary {
   // Stalled solves: the amplitude of the limit cycle, max over the unknowns of (largest -
   // smallest value) over the last stall_window iterates; 0 otherwise.
   double amplitude = 0.0;
+  // The result came from the model's fallback system (CurveModel::fallback_system).
+  bool fallback = false;
   double wall_seconds = 0.0;
 };
 

@@ -20,11 +20,6 @@ struct FigureRun {
   std::string ref = {};     // mc only: the source its markers are compared with (z column), "" none
   std::string pick = {};    // "min": per (series, x) keep the lowest y (e.g. the best lambda of a grid)
   std::string filter = {};  // "col=value;col=value": rows kept
-  // > 0: a row whose jump_share - 2 jump_share_se exceeds this also counts as RS-unstable (jumps of
-  // the proximal minimiser, docs/equations/slr_replica.md (S20a)). Opt-in: jump_share is only
-  // meaningful at moderate alpha (at alpha = 100 the Stein form is so noisy that linear attention,
-  // which has no jumps, reads 0.15-0.18).
-  double jump_floor = 0;
 };
 
 struct Panel {

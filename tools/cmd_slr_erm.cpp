@@ -34,7 +34,7 @@ struct ErmCli {
   int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, line_nodes = 6;
   unsigned long long seed = 1;
   CurveCli curve{slr::ReplicaCurveOptions()};
-  double target_se = 0.005;
+  double target_se = 0.002;
   int max_refine = 2;
   bool refine_unstable = false;
   SolverOptions solver;
@@ -169,10 +169,13 @@ void run_erm(const ErmCli& o) {
                            ", points = QMC points per replicate used");
   table.setting("channel",
                 channel == ChannelKind::Sampled
-                    ? "sampled: plain QMC over every coordinate of the channel draw (§7b)"
+                    ? "sampled: plain QMC over every coordinate of the channel draw (§7b); a replicate "
+                      "that does not converge is solved again with the pre-integrated map on points/4 "
+                      "lines (path: +fallback); jump_share from one pre-integrated pass at each "
+                      "solution on max(256, points/16) lines, " + std::to_string(o.line_nodes) + " nodes (§4.9)"
                     : "preint: one key-noise direction per QMC point integrated along a line, jumps "
-                      "of the proximal minimiser located, Gauss rules on the pieces, " +
-                          std::to_string(o.line_nodes) + " nodes (§4.9)");
+                      "of the proximal minimiser located, Gauss rules of the normal density on the "
+                      "pieces, " + std::to_string(o.line_nodes) + " nodes (§4.9)");
   table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
                             " starts=" + std::to_string(o.starts) + " then Newton");
   table.setting("solver", describe(opt) + " noise_factor=" + fmt(copt.noise_factor) +
@@ -191,8 +194,7 @@ void run_erm(const ErmCli& o) {
                 "(at - 2 se > 1: replica symmetry is broken and the RS value is not the ERM "
                 "answer) or marginal; jump_share = the relative change of V due to jumps of the "
                 "proximal minimiser, max over k, v of Vhat_jump / (lambda + |Vhat_hessian|) "
-                "(preint: Vhat_jump = the jump term (S20b) from the located jumps; sampled: "
-                "Vhat_hessian - Vhat_stein, a difference of two noisy estimators); preint only: "
+                "(Vhat_jump = the jump term (S20b) from the located jumps of a pre-integrated pass); "
                 "a point with jump_share - 2 se > 0.03 is rs_stability = unstable; rs_reason = "
                 "why a point is not stable (replicon, jumps) or empty; path = the iteration each replicate's result came from "
                 "(newton: Newton steps with the map's Jacobian from the channel pass; anderson: the "
@@ -294,13 +296,14 @@ void register_slr_erm(CLI::App& slr) {
   sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
       ->capture_default_str();
   sub->add_option("--channel", o->channel,
-                  "Channel integration: sampled (plain QMC over every coordinate, §7b) | preint (one "
-                  "key-noise direction integrated exactly across the jumps of the proximal "
-                  "minimiser, with the jump term (S20b); opt-in, §4.9)")
+                  "Channel integration: sampled (plain QMC over every coordinate, §7b; a replicate "
+                  "that cycles is solved again with the pre-integrated map) | preint (one key-noise "
+                  "direction integrated exactly across the jumps of the proximal minimiser for every "
+                  "replicate, §4.9)")
       ->capture_default_str()->group("Integration");
   sub->add_option("--line-nodes", o->line_nodes,
-                  "Pre-integrated channel: Gauss-Hermite nodes per line (and the budget of the "
-                  "piecewise rule on lines with jumps), 4..64")
+                  "Pre-integration (the preint channel, the fallback and the jump pass): Gauss-Hermite "
+                  "nodes per line (and the budget of the piecewise rule on lines with jumps), 4..64")
       ->capture_default_str()->group("Integration");
   o->points_opt = sub->add_option("--points", o->points,
                   "QMC points per replicate (§7b), in [16, 4194304]; default 4096 (sampled), 1024 lines "

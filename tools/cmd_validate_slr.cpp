@@ -209,7 +209,8 @@ void run_validate_slr(const ValidateSlrCli& o) {
                      fmt(c->set.nu), erm ? fmt(c->lambda) : "", fmt(c->set.delta),
                      slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
                      erm ? slr::mc::to_string(c->init) : "", c->kind == slr::mc::CaseKind::Reference ? "inf" : std::to_string(c->D),
-                     std::to_string(c->seeds), r.quantity, r.source, fmt(r.value), fmt(r.se),
+                     std::to_string(c->seeds), r.quantity, r.source,
+                     std::isfinite(r.value) ? fmt(r.value) : "", std::isfinite(r.se) ? fmt(r.se) : "",
                      r.source == "mc" && std::isfinite(r.z) ? fmt(r.z) : "", r.source == "mc" ? fmt(r.allowance) : "",
                      r.verdict, r.note});
     }

@@ -94,9 +94,8 @@ std::vector<Panel> make_panels() {
   // direct ERM at finite D: the lowest-loss of the minima L-BFGS reaches from the informed start
   // and restarts - 1 random starts (the zero-temperature replica describes the global minimiser;
   // at small alpha the informed start alone ends in a higher-loss minimum, docs/figures.md).
-  // Theory points whose proximal minimiser jumps (jump_share - 2 se above 0.03, the noise floor of
-  // the Stein form at these alpha) are drawn RS-unstable (docs/figures.md).
-  constexpr double kJumpFloor = 0.03;
+  // Theory points are drawn RS-unstable where their row says rs_stability = unstable (the replicon
+  // or the jump term of the proximal minimiser, docs/figures.md).
   const char* fig3 =
       "L=3 lambda=0.1 alpha=0.5:8:16 alpha_sim=0.5,1,2,3,4,6,8 D=300 seeds=8 restarts=8 points=1024 reps=4";
   const char* fig3q = "alpha=1,2,3,4,5,6 alpha_sim=6 D=200 seeds=3 restarts=3 points=1024 reps=2";
@@ -107,8 +106,7 @@ std::vector<Panel> make_panels() {
     std::vector<FigureRun> runs{
         {"theory", "{activation}", "alpha", "test_error", "test_error_se",
          "slr erm --task {task} --L {L} --nu {nu} --lambda {lambda} --alpha {alpha} --activation softmax,linear "
-         "--init informed --points {points} --replicates {reps}",
-         "", "", "", kJumpFloor},
+         "--init informed --points {points} --replicates {reps}"},
         {"bayes", "Bayes-optimal", "alpha", "test_error", "test_error_se",
          "slr bayes --task {task} --L {L} --nu {nu} --alpha {alpha} --init informed --points {points} "
          "--replicates {reps}"},

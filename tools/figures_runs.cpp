@@ -264,7 +264,7 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
         throw std::logic_error("figures: panel " + panel.name + ": column missing (" + run.x + ", " + run.y + ", " +
                                run.se + ")");
       const int conv = d.col("converged"), stab = d.col("rs_stability"), lam = d.col("lambda"),
-                alp = d.col("alpha"), jump = d.col("jump_share"), jump_se = d.col("jump_share_se");
+                alp = d.col("alpha");
       // Row filter "col=value;col=value".
       std::vector<std::pair<int, std::string>> filters;
       if (!run.filter.empty())
@@ -297,14 +297,8 @@ PanelRuns run_panel(const Panel& panel, const Params& params, const std::string&
         double sv;
         if (sc >= 0 && to_number(r[sc], sv)) row.se = sv;
         if (alp >= 0 && run.source != "theory") row.alpha = r[alp];
+        // The one RS verdict of the row (the replicon and the jump term, rs_verdict).
         if (stab >= 0) row.stable = r[stab] == "unstable" ? 0 : 1;
-        // Jumps of the proximal minimiser make the zero-temperature replicon infinite (the Hessian
-        // form cannot see them): RS is not exact where jump_share is significantly above the QMC
-        // noise floor of the Stein form (docs/equations/slr_replica.md (S20a), docs/figures.md).
-        double js, jse;
-        if (run.jump_floor > 0 && stab >= 0 && jump >= 0 && jump_se >= 0 && to_number(r[jump], js) &&
-            to_number(r[jump_se], jse) && js - 2 * jse > run.jump_floor)
-          row.stable = 0;
         row.ref = run.ref;
         these.push_back(row);
       }

@@ -111,9 +111,9 @@ Summary write_panel_csv(const Panel& panel, const Params& params, std::vector<Ro
                 "point where RS is unstable, dashed; rs_stable = 1 converged, 0 not converged: open triangles, "
                 "no curve), erm_inf (ERM extrapolated to D = inf, compared with a converged 1RSB point at the "
                 "same alpha; both from the compiled-in reference of data/validation/erm_inf); rs_stable: 1/0 "
-                "replica-symmetric stability of the theory point, 0 where the replicon is above 1 (rs_stability = "
-                "unstable) or, in panels that ask for it, the proximal minimiser jumps (jump_share - 2 se above the "
-                "panel's floor) (blank: not applicable); z = (y - reference) / "
+                "replica-symmetric stability of the theory point, 0 where its row says rs_stability = unstable "
+                "(the replicon above 1, or the jump term of the proximal minimiser: jump_share - 2 se above 0.03) "
+                "(blank: not applicable); z = (y - reference) / "
                 "sqrt(y_se^2 + reference_se^2) for a marker compared with its reference source");
   Summary sum;
   sum.name = panel.name;
