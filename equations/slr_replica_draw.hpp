@@ -214,18 +214,7 @@ inline NodeEval<L> node_eval(ProxAct act, const ProxInput<L>& in, const VecL<L>&
   NodeEval<L> ne;
   PhiDerivs<L> dv;
   phi_derivs<L>(act, in, chi, dv);
-  ProxResult<L>& out = ne.pr;
-  out.chi = chi;
-  out.z = dv.z;
-  out.s = dv.s;
-  out.residual = dv.r;
-  out.objective = F;
-  out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
-  Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
-  out.hessian_ok = llt.info() == Eigen::Success;
-  ne.jb = jacobian_blocks_from<L>(in, dv);
-  out.J_chi = ne.jb.cc.diagonal();
-  out.J_z = ne.jb.zz.diagonal();
+  ne.pr = prox_result_from<L>(in, dv, chi, F, &ne.jb);
   return ne;
 }
 

@@ -323,14 +323,43 @@ inline void grid_minima(const double* val, int n1, int n2, double a0, double h1,
 }
 }  // namespace detail
 
-// Channel quantities at a minimiser chi of (S17) with objective F: z_hat, residual, and the
-// diagonal of 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20). With the block inverse of V^-1 + H:
-// chi block = Hphi^-1, z block = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
+// Full 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20) at a minimiser chi of (S17), as its three L x L
+// blocks (𝒥 is symmetric): chi-chi, chi-z and z-z. Used by the replicon (AT) check at the fixed
+// point and, per node, in the pre-integrated channel.
 template <int L>
-inline ProxResult<L> prox_result(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, double F) {
-  ProxResult<L> out;
+struct JacobianBlocks {
+  Eigen::Matrix<double, L, L> cc, cz, zz;
+};
+
+// From the derivatives of Phi at chi (phi_derivs).
+template <int L>
+inline JacobianBlocks<L> jacobian_blocks_from(const ProxInput<L>& in, const PhiDerivs<L>& dv) {
+  // Block inverse of V^-1 + H: chi-chi = Hphi^-1, chi-z = -Hphi^-1 Hzc^T,
+  // z-z = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
+  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
+  JacobianBlocks<L> b;
+  b.cc = -Hinv / (in.V_k * in.V_k);
+  b.cc.diagonal().array() += 1.0 / in.V_k;
+  b.cz = Hinv * dv.Hzc.transpose() / (in.V_k * in.V_v);
+  b.zz = -(dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose()) / (in.V_v * in.V_v);
+  b.zz.diagonal().array() += 1.0 / in.V_v;
+  return b;
+}
+
+template <int L>
+inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
   PhiDerivs<L> dv;
   phi_derivs<L>(act, in, chi, dv);
+  return jacobian_blocks_from<L>(in, dv);
+}
+
+// Channel quantities at a minimiser chi of (S17) with objective F, from the derivatives of Phi
+// there (phi_derivs): z_hat, residual, and the diagonal of 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1
+// (S20) from its blocks (jacobian_blocks_from), which go to *blocks when asked.
+template <int L>
+inline ProxResult<L> prox_result_from(const ProxInput<L>& in, const PhiDerivs<L>& dv, const VecL<L>& chi,
+                                      double F, JacobianBlocks<L>* blocks = nullptr) {
+  ProxResult<L> out;
   out.chi = chi;
   out.z = dv.z;
   out.s = dv.s;
@@ -339,13 +368,18 @@ inline ProxResult<L> prox_result(ProxAct act, const ProxInput<L>& in, const VecL
   out.grad_inf = dv.grad.cwiseAbs().maxCoeff();
   Eigen::LLT<Eigen::Matrix<double, L, L>> llt(dv.Hphi);
   out.hessian_ok = llt.info() == Eigen::Success;
-  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
-  const Eigen::Matrix<double, L, L> Zb = dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose();
-  for (int l = 0; l < L; ++l) {
-    out.J_chi(l) = 1.0 / in.V_k - Hinv(l, l) / (in.V_k * in.V_k);
-    out.J_z(l) = 1.0 / in.V_v - Zb(l, l) / (in.V_v * in.V_v);
-  }
+  const JacobianBlocks<L> jb = jacobian_blocks_from<L>(in, dv);
+  out.J_chi = jb.cc.diagonal();
+  out.J_z = jb.zz.diagonal();
+  if (blocks) *blocks = jb;
   return out;
+}
+
+template <int L>
+inline ProxResult<L> prox_result(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, double F) {
+  PhiDerivs<L> dv;
+  phi_derivs<L>(act, in, chi, dv);
+  return prox_result_from<L>(in, dv, chi, F);
 }
 
 // The global proximal step: solve_prox_min finds the minimiser of (S16) (chi and the value of
@@ -554,36 +588,6 @@ inline ProxResult<L> solve_prox(ProxAct act, const ProxInput<L>& in, const ProxO
   double F;
   solve_prox_min<L>(act, in, opt, chi, F);
   return prox_result<L>(act, in, chi, F);
-}
-
-// Full 𝒥 = V^-1 - V^-1 (V^-1 + H)^-1 V^-1 (S20) at a minimiser chi of (S17), as its three L x L
-// blocks (𝒥 is symmetric): chi-chi, chi-z and z-z. Used by the replicon (AT) check at the fixed
-// point only, not inside the iteration.
-template <int L>
-struct JacobianBlocks {
-  Eigen::Matrix<double, L, L> cc, cz, zz;
-};
-
-// From the derivatives of Phi at chi (phi_derivs).
-template <int L>
-inline JacobianBlocks<L> jacobian_blocks_from(const ProxInput<L>& in, const PhiDerivs<L>& dv) {
-  // Block inverse of V^-1 + H: chi-chi = Hphi^-1, chi-z = -Hphi^-1 Hzc^T,
-  // z-z = F_zz^-1 + Hzc Hphi^-1 Hzc^T.
-  const Eigen::Matrix<double, L, L> Hinv = dv.Hphi.inverse();
-  JacobianBlocks<L> b;
-  b.cc = -Hinv / (in.V_k * in.V_k);
-  b.cc.diagonal().array() += 1.0 / in.V_k;
-  b.cz = Hinv * dv.Hzc.transpose() / (in.V_k * in.V_v);
-  b.zz = -(dv.Fzz_inv + dv.Hzc * Hinv * dv.Hzc.transpose()) / (in.V_v * in.V_v);
-  b.zz.diagonal().array() += 1.0 / in.V_v;
-  return b;
-}
-
-template <int L>
-inline JacobianBlocks<L> jacobian_blocks(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi) {
-  PhiDerivs<L> dv;
-  phi_derivs<L>(act, in, chi, dv);
-  return jacobian_blocks_from<L>(in, dv);
 }
 
 }  // namespace replica
