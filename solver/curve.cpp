@@ -70,8 +70,17 @@ SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
                              const FixedPointSystem* fallback) {
   SolveResult sr = solve_in_domain(sys, start, opt.solver);
-  if (fallback && !sr.summary.converged && std::isfinite(sr.summary.residual)) {
-    SolveResult fb = solve_in_domain(*fallback, sr.x, opt.solver);
+  // The fallback is for a small limit cycle about a fixed point (residual small against the
+  // state): Newton on the continuous map finds that point in a few steps. A replicate that
+  // wandered off (residual comparable to its state) has no nearby fixed point to find, and the
+  // fallback's map is costly far from one: it is not tried, and its iterations are capped, so
+  // every point costs a bounded multiple of its primary solve.
+  const double scale = 1.0 + (sr.x.size() ? sr.x.cwiseAbs().maxCoeff() : 0.0);
+  if (fallback && !sr.summary.converged && std::isfinite(sr.summary.residual) &&
+      sr.summary.residual <= kFallbackGate * scale) {
+    SolverOptions fo = opt.solver;
+    fo.max_iter = std::min(fo.max_iter, kFallbackMaxIter);
+    SolveResult fb = solve_in_domain(*fallback, sr.x, fo);
     if (fb.summary.converged) {
       fb.summary.iterations += sr.summary.iterations;
       fb.summary.steps += sr.summary.steps;

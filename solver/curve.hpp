@@ -175,8 +175,13 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
 // need not be retried: converged, or stalled with residual <= warm_accept. Not a convergence rule.
 bool usable(const SolveSummary& s, const CurveOptions& opt);
 
+// The fallback is tried only where the first solve ended near a fixed point: residual <=
+// kFallbackGate * (1 + |x|_inf) at its best iterate x; it runs at most kFallbackMaxIter iterations.
+inline constexpr double kFallbackGate = 0.1;
+inline constexpr int kFallbackMaxIter = 200;
+
 // One solve from `start`: then, if it did not converge, the fallback system (if any) from its best
-// iterate, and the damped retry of CurveOptions (see there) when the result is still not usable.
+// iterate (see kFallbackGate), and the damped retry of CurveOptions (see there) when the result is still not usable.
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
                              const FixedPointSystem* fallback = nullptr);
 
