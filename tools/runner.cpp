@@ -4,6 +4,7 @@
 #include "tools/runner.hpp"
 
 #include <omp.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -220,15 +221,19 @@ void write_stop_message(const std::string& msg) {
 }
 void set_program_process() { g_program = true; }
 void (*StopSignals::install(int sig))(int) {
-  void (*prev)(int) = std::signal(sig, SIG_DFL);
+  // The disposition is read without changing it: reading it by setting SIG_DFL (std::signal) left
+  // a window in which a signal meant for the host's handler (the Python module's SIGTERM guard)
+  // ended the process before its cleanup.
+  struct sigaction old {};
+  if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO)) return SIG_ERR;
+  void (*prev)(int) = old.sa_handler;
   // SIG_IGN: a background job of a script (the program only: a host that ignores a signal, e.g. a
   // Python script's SIGTERM, keeps ignoring it).
   if (prev == SIG_DFL || (prev == SIG_IGN && g_program)) {
     std::signal(sig, on_stop_signal);
     return prev;
   }
-  std::signal(sig, prev);  // not ours to replace
-  return SIG_ERR;
+  return SIG_ERR;  // not ours to replace
 }
 
 std::string canonical_command_line() {

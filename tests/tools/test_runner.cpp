@@ -7,13 +7,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "saddle_version.hpp"
@@ -600,4 +603,41 @@ TEST_CASE("a chain that throws keeps the complete chains before it", "[tools][ru
   GridJob j = syn.job();
   j.run_chain = [](std::size_t) -> std::vector<std::vector<std::string>> { throw std::out_of_range("boom"); };
   CHECK_THROWS_WITH(run_grid(j, to_file(s.file("boom.csv"))), Contains("boom"));
+}
+
+namespace {
+std::atomic<int> g_host_term{0};
+extern "C" void host_term_handler(int) { g_host_term.fetch_add(1); }
+}  // namespace
+
+// A host process (the Python module) owns SIGTERM with a handler of its own: StopSignals leaves it
+// alone and never lets a signal find SIGTERM at its default in between. It read the previous
+// handler by setting SIG_DFL, and a SIGTERM in that window ended the host before its cleanup
+// (tests/python/test_batch.py left its temporary CSV behind under load). Here one thread takes
+// StopSignals on and off while this one sends itself SIGTERMs: every one must reach the host's
+// handler (in the window, the default action would end this test program).
+TEST_CASE("StopSignals: a host's SIGTERM handler is never replaced, not even for a moment", "[tools][runner]") {
+  struct sigaction act {}, old {};
+  act.sa_handler = host_term_handler;
+  sigemptyset(&act.sa_mask);
+  REQUIRE(::sigaction(SIGTERM, &act, &old) == 0);
+  g_host_term = 0;
+  clear_interrupt();
+  std::atomic<bool> stop{false};
+  std::thread t([&] {
+    while (!stop.load()) StopSignals s;
+  });
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    ::kill(::getpid(), SIGTERM);
+    if (i % 64 == 0) std::this_thread::yield();
+  }
+  stop = true;
+  t.join();
+  for (int w = 0; w < 200 && g_host_term.load() == 0; ++w) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  struct sigaction now {};
+  REQUIRE(::sigaction(SIGTERM, &old, &now) == 0);
+  CHECK(now.sa_handler == host_term_handler);  // still the host's
+  CHECK(g_host_term.load() >= 1);               // signals of one kind merge while pending
+  CHECK_FALSE(interrupt_requested());           // the program's stop handler never ran
 }
