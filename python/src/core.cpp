@@ -146,7 +146,10 @@ py::tuple run(const std::vector<std::string>& args, const py::object& progress, 
         saddle::request_interrupt();
         continue;
       }
-      if (!progress.is_none()) {
+      // Stopping (a SIGTERM or another stop request): no more progress calls. A callback called
+      // again could send a second SIGTERM, which ends the process at once (on_terminate), before
+      // the Python side removed its temporary file.
+      if (!progress.is_none() && !g_terminated && !saddle::interrupt_requested()) {
         try {
           progress(saddle::progress_counters().done.load(), saddle::progress_counters().total.load());
         } catch (py::error_already_set& e) {
@@ -159,7 +162,7 @@ py::tuple run(const std::vector<std::string>& args, const py::object& progress, 
     saddle::clear_interrupt();
   }
   if (pending) throw std::move(*pending);
-  if (!progress.is_none() && rc == 0)  // the final count (the last step may have come before it)
+  if (!progress.is_none() && rc == 0 && !g_terminated)  // the final count (the last step may have come before it)
     progress(saddle::progress_counters().done.load(), saddle::progress_counters().total.load());
   return py::make_tuple(rc, message);
 }

@@ -119,6 +119,28 @@ def test_sigterm_ends_the_process_after_cleanup(tmp_path):
     assert not list(tmpdir.glob("saddle_*.csv"))  # the temporary CSV was removed first
 
 
+def test_no_progress_call_after_a_sigterm(tmp_path):
+    # A callback that sends SIGTERM at every call, polled every millisecond: the call must come
+    # back (for the caller's cleanup) before the process ends. A second call during the stop sent
+    # a second SIGTERM, which ends the process at once (the handler's own rule), and under load
+    # the test above left its temporary CSV behind that way.
+    script = KILL_FROM_PROGRESS + """
+
+        from saddle import _core
+        try:
+            _core.run(["saddle", "ridge", "--alpha", "0.1:10:400", "--lambda", "0.01:1:20",
+                       "--no-progress", "--out", "out.csv"], Kill(None), 0.001)
+        except BaseException:
+            pass
+        print("returned", flush=True)
+        _core.end_if_terminated()
+        print("survived", flush=True)
+    """
+    r = _python(script, {}, tmp_path)
+    assert r.returncode == -signal.SIGTERM, (r.returncode, r.stdout, r.stderr)
+    assert "returned" in r.stdout and "survived" not in r.stdout, (r.stdout, r.stderr)
+
+
 def test_an_ignored_sigterm_stays_ignored(tmp_path):
     # A script that ignores SIGTERM keeps ignoring it during a call (the call is not stopped, the
     # host goes on): the module takes over only signals left at their default. The same progress
