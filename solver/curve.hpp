@@ -181,7 +181,8 @@ inline constexpr double kFallbackGate = 0.1;
 inline constexpr int kFallbackMaxIter = 200;
 
 // One solve from `start`: then, if it did not converge, the fallback system (if any) from its best
-// iterate (see kFallbackGate), and the damped retry of CurveOptions (see there) when the result is still not usable.
+// iterate (see kFallbackGate), and the damped retry of CurveOptions (see there) when the result is
+// still not usable.
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
                              const FixedPointSystem* fallback = nullptr);
 
