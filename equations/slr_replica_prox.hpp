@@ -70,11 +70,11 @@ inline void act_sigma(ProxAct act, const VecL<L>& chi, VecL<L>& s) {
   }
 }
 
+// With s = sigma(chi) already in s (act_derivs computes it first).
 template <int L>
-inline void act_derivs(ProxAct act, const VecL<L>& chi, const VecL<L>& z, VecL<L>& s,
-                       Eigen::Matrix<double, L, L>& J, VecL<L>& w,
-                       Eigen::Matrix<double, L, L>& Tz) {
-  act_sigma<L>(act, chi, s);
+inline void act_derivs_at(ProxAct act, const VecL<L>& z, const VecL<L>& s,
+                          Eigen::Matrix<double, L, L>& J, VecL<L>& w,
+                          Eigen::Matrix<double, L, L>& Tz) {
   if (act == ProxAct::Linear) {
     J.setIdentity();
     w = z;
@@ -90,6 +90,14 @@ inline void act_derivs(ProxAct act, const VecL<L>& chi, const VecL<L>& z, VecL<L
   const VecL<L> u = s.cwiseProduct(z);
   Tz = -u * s.transpose() - s * u.transpose() + 2.0 * zbar * s * s.transpose();
   Tz.diagonal() += u - zbar * s;
+}
+
+template <int L>
+inline void act_derivs(ProxAct act, const VecL<L>& chi, const VecL<L>& z, VecL<L>& s,
+                       Eigen::Matrix<double, L, L>& J, VecL<L>& w,
+                       Eigen::Matrix<double, L, L>& Tz) {
+  act_sigma<L>(act, chi, s);
+  act_derivs_at<L>(act, z, s, J, w, Tz);
 }
 
 // Full objective (S16) at h = (chi, z).
@@ -141,7 +149,7 @@ template <int L>
 inline void phi_derivs(ProxAct act, const ProxInput<L>& in, const VecL<L>& chi, PhiDerivs<L>& d) {
   act_sigma<L>(act, chi, d.s);
   d.z = z_of_chi<L>(in, d.s);
-  act_derivs<L>(act, chi, d.z, d.s, d.J, d.w, d.Tz);
+  act_derivs_at<L>(act, d.z, d.s, d.J, d.w, d.Tz);
   d.r = in.y - d.s.dot(d.z);
   d.grad = (chi - in.omega_chi) / in.V_k - d.r * d.w;
   const double ss = d.s.squaredNorm();
@@ -205,10 +213,11 @@ struct Softmax2 {
     const double A = y2 - s * dz, B = 1.0 + vv * (s * s + (1.0 - s) * (1.0 - s));
     return 0.5 * (t - t0) * (t - t0) * inv_vk + 0.5 * A * A / B;
   }
-  // Phi, dPhi/dt, d2Phi/dt2 at t.
-  void derivs(double t, double& F, double& F1, double& F2) const {
+  // Phi, dPhi/dt, d2Phi/dt2 at t (and s_1 there, when asked).
+  void derivs(double t, double& F, double& F1, double& F2, double* s_out = nullptr) const {
     const double x = 1.4142135623730951 * t;
     const double s = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+    if (s_out) *s_out = s;
     const double p = 1.4142135623730951 * s * (1.0 - s), p2 = 1.4142135623730951 * p * (1.0 - 2.0 * s);
     const double A = y2 - s * dz, A1 = -p * dz, A2 = -p2 * dz;
     const double Q1 = (4.0 * s - 2.0) * p, Q2 = 4.0 * p * p + (4.0 * s - 2.0) * p2;
@@ -231,10 +240,8 @@ inline void softmax2_j(const ProxInput<L>& in, const VecL<L>& chi, double& tr_cc
   static_assert(L == 2, "softmax2_j is for L = 2");
   const Softmax2 f(in);
   const double t = (chi(0) - chi(1)) * 0.7071067811865476;
-  double F, F1, F2;
-  f.derivs(t, F, F1, F2);
-  const double x = 1.4142135623730951 * t;
-  const double s1 = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+  double F, F1, F2, s1;
+  f.derivs(t, F, F1, F2, &s1);
   const double s2 = 1.0 - s1, ss = s1 * s1 + s2 * s2, vv = in.V_v;
   const double den = 1.0 + vv * ss;
   const double r = (in.y - s1 * in.omega_z(0) - s2 * in.omega_z(1)) / den;
@@ -262,9 +269,9 @@ inline double softmax2_polish(const Softmax2& f, const ProxOptions& opt, double&
     if (!std::isfinite(dx)) dx = F1 / f.inv_vk;
     double step = 1.0;
     bool moved = false;
-    double Fn = F;
+    double Fn, F1n, F2n;  // derivs at the trial point (its value is value()'s; one exp for both)
     for (int b = 0; b <= 20; ++b) {
-      Fn = f.value(t - step * dx);
+      f.derivs(t - step * dx, Fn, F1n, F2n);
       if (Fn <= F + 1e-14 * std::max(1.0, std::abs(F))) {
         moved = Fn < F || b == 0;
         t -= step * dx;
@@ -273,7 +280,9 @@ inline double softmax2_polish(const Softmax2& f, const ProxOptions& opt, double&
       step *= 0.5;
     }
     if (!moved || std::abs(step * dx) < 1e-14 * (1.0 + std::abs(t))) break;
-    f.derivs(t, F, F1, F2);
+    F = Fn;
+    F1 = F1n;
+    F2 = F2n;
   }
   return F;
 }
@@ -454,10 +463,15 @@ inline void solve_prox_min(ProxAct act, const ProxInput<L>& in, const ProxOption
     double val[513];
     h = 2.0 * R / (n - 1);
     const double dz = in.omega_z(0) - in.omega_z(1), y2 = in.y - in.omega_z(1);
+    // s_1 = 1/(1 + e), e = exp(-x) along the grid by the recurrence e_{i+1} = e_i exp(-sqrt 2 h)
+    // (one exp per grid instead of one per node; e decreases along the grid, so an underflow to
+    // 0 stays right, and where e overflowed it is evaluated again until finite)
+    const double q = std::exp(-1.4142135623730951 * h);
+    double e = std::exp(-1.4142135623730951 * (t0[0] - R));
     for (int i = 0; i < n; ++i) {
       const double t = t0[0] - R + h * i;
-      const double x = 1.4142135623730951 * t;
-      const double s1 = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : 1.0 - 1.0 / (1.0 + std::exp(x));
+      if (i > 0) e = std::isfinite(e) ? e * q : std::exp(-1.4142135623730951 * t);
+      const double s1 = 1.0 / (1.0 + e);
       const double a = y2 - s1 * dz;
       const double ss = s1 * s1 + (1.0 - s1) * (1.0 - s1);
       val[i] = (t - t0[0]) * (t - t0[0]) * inv2Vk + a * a / (2.0 * (1.0 + in.V_v * ss));

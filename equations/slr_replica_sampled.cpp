@@ -41,9 +41,16 @@ ChannelSums sums_sampled(const ReplicaSetting& set, const double* P, const Sobol
     }
     z_side<L>(st, u[off + L - 1], u[off + L], u + off, dr);
     if (dr.wgt == 0.0) continue;
+    // the minimiser, then its channel quantities and (for the replicon or the Jacobian) the
+    // blocks of J, both from one phi_derivs
+    VecL<L> chi;
+    double F;
+    solve_prox_min<L>(act, dr.in, set.prox, chi, F);
     NodeEval<L> ne;
-    ne.pr = solve_prox<L>(act, dr.in, set.prox);
-    if (want_at || want_jac) ne.jb = jacobian_blocks<L>(act, dr.in, ne.pr.chi);
+    if (want_at || want_jac)
+      ne = node_eval<L>(act, dr.in, chi, F);
+    else
+      ne.pr = prox_result<L>(act, dr.in, chi, F);
     accumulate<L>(S, act, k_active, st, dr, ne, dr.wgt, 1.0, LineTerms<L>(), want_at, want_jac, false);
   }
   return S;
