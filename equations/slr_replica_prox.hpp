@@ -63,6 +63,12 @@ template <int L>
 inline void act_sigma(ProxAct act, const VecL<L>& chi, VecL<L>& s) {
   if (act == ProxAct::Linear) {
     s = chi.array() + 1.0;
+  } else if constexpr (L == 2) {
+    // one scalar exp: the larger entry 1/(1 + e), the other e/(1 + e), e = exp(-|chi_1 - chi_2|)
+    const double e = std::exp(-std::abs(chi(0) - chi(1))), den = 1.0 + e;
+    const int hi = chi(0) >= chi(1) ? 0 : 1;
+    s(hi) = 1.0 / den;
+    s(1 - hi) = e / den;
   } else {
     const double mx = chi.maxCoeff();
     s = (chi.array() - mx).exp();
