@@ -76,7 +76,7 @@ inline void act_sigma(ProxAct act, const VecL<L>& chi, VecL<L>& s) {
   }
 }
 
-// With s = sigma(chi) already in s (act_derivs computes it first).
+// With s = sigma(chi) already in s (act_sigma).
 template <int L>
 inline void act_derivs_at(ProxAct act, const VecL<L>& z, const VecL<L>& s,
                           Eigen::Matrix<double, L, L>& J, VecL<L>& w,
@@ -96,14 +96,6 @@ inline void act_derivs_at(ProxAct act, const VecL<L>& z, const VecL<L>& s,
   const VecL<L> u = s.cwiseProduct(z);
   Tz = -u * s.transpose() - s * u.transpose() + 2.0 * zbar * s * s.transpose();
   Tz.diagonal() += u - zbar * s;
-}
-
-template <int L>
-inline void act_derivs(ProxAct act, const VecL<L>& chi, const VecL<L>& z, VecL<L>& s,
-                       Eigen::Matrix<double, L, L>& J, VecL<L>& w,
-                       Eigen::Matrix<double, L, L>& Tz) {
-  act_sigma<L>(act, chi, s);
-  act_derivs_at<L>(act, z, s, J, w, Tz);
 }
 
 // Full objective (S16) at h = (chi, z).

@@ -41,16 +41,12 @@ ChannelSums sums_sampled(const ReplicaSetting& set, const double* P, const Sobol
     }
     z_side<L>(st, u[off + L - 1], u[off + L], u + off, dr);
     if (dr.wgt == 0.0) continue;
-    // the minimiser, then its channel quantities and (for the replicon or the Jacobian) the
-    // blocks of J, both from one phi_derivs
+    // the minimiser, then its channel quantities and the blocks of J, both from one phi_derivs
+    // (the prox result needs the blocks' diagonals anyway)
     VecL<L> chi;
     double F;
     solve_prox_min<L>(act, dr.in, set.prox, chi, F);
-    NodeEval<L> ne;
-    if (want_at || want_jac)
-      ne = node_eval<L>(act, dr.in, chi, F);
-    else
-      ne.pr = prox_result<L>(act, dr.in, chi, F);
+    const NodeEval<L> ne = node_eval<L>(act, dr.in, chi, F);
     accumulate<L>(S, act, k_active, st, dr, ne, dr.wgt, 1.0, LineTerms<L>(), want_at, want_jac, false);
   }
   return S;

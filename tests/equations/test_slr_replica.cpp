@@ -56,7 +56,8 @@ void check_prox_identities(ProxAct act, double Vk, double Vv) {
     // (S18): g = -grad loss at the optimum: g^chi = r w, g^z = r s.
     VecL<L> s, w;
     Eigen::Matrix<double, L, L> J, Tz;
-    act_derivs<L>(act, r.chi, r.z, s, J, w, Tz);
+    act_sigma<L>(act, r.chi, s);
+    act_derivs_at<L>(act, r.z, s, J, w, Tz);
     const double res = in.y - s.dot(r.z);
     const VecL<L> gk = (r.chi - in.omega_chi) / Vk, gz = (r.z - in.omega_z) / Vv;
     CHECK((gk - res * w).cwiseAbs().maxCoeff() < 1e-7);
