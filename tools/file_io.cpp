@@ -127,8 +127,13 @@ void check_output(const std::string& path, const std::string& what, bool allow_s
   }
   const int err = errno;
   if (err != ENOENT) throw InputError(what + ": cannot write '" + path + "': " + errno_text(err));
-  if (::lstat(path.c_str(), &st) == 0)
+  if (::lstat(path.c_str(), &st) == 0) {
+    // Created between the two calls (another MPI rank writing the same --out, a shard): checked
+    // again as it is now. Only a link whose target is still missing is refused.
+    if (!S_ISLNK(st.st_mode) || ::stat(path.c_str(), &st) == 0)
+      return check_output(path, what, allow_stdout);
     throw InputError(what + ": '" + path + "' is a dangling symbolic link (saddle writes only regular files)");
+  }
   const std::string dir = dir_of(path);
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InputError(what + ": cannot write '" + path + "': no directory '" + dir + "'");
