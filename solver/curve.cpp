@@ -310,7 +310,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     const CurveStart& st = starts[t / R];
     const int r = t % R;
     // Continuation with warm starts: a usable replicate (converged, or a small limit cycle) is
-    // the start of the next point.
+    // the start of the next point, or the secant predictor from the last two (CurveOptions).
     std::vector<SolveResult> res(n_par);
     std::vector<double> radius(n_par, std::numeric_limits<double>::quiet_NaN());
     const bool need_radius = opt.map_radius || st.escape > 0.0;
@@ -320,7 +320,19 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
       const auto sys = model.system(params[i], r, 0);
       const auto fb = model.fallback_system(params[i], r, 0);
-      res[i] = solve_with_retry(*sys, st.warm ? start : st.x0, opt, fb.get());
+      Vec x_start = st.warm ? start : st.x0;
+      if (st.warm && opt.secant_predictor && k >= 2) {
+        const int i1 = st.direction == Direction::Forward ? k - 1 : n_par - k;
+        const int i2 = st.direction == Direction::Forward ? k - 2 : n_par - k + 1;
+        const auto met_tol = [](const SolveSummary& sm) { return sm.converged && !sm.stalled; };
+        if (met_tol(res[i1].summary) && met_tol(res[i2].summary) && params[i1] != params[i2]) {
+          const double f = (params[i] - params[i1]) / (params[i1] - params[i2]);
+          x_start = res[i1].x + f * (res[i1].x - res[i2].x);
+          sys->project(x_start);
+          if (!x_start.allFinite()) x_start = start;
+        }
+      }
+      res[i] = solve_with_retry(*sys, x_start, opt, fb.get());
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;

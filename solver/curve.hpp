@@ -65,6 +65,14 @@ struct CurveOptions {
   double target_se = 0.0;
   int max_refine = 2;
   bool refine_unstable = false;
+  // The start of the next point of a warm continuation: the secant predictor extrapolates the
+  // last two converged points of the chain linearly in the parameter,
+  //   x_start = x_k + (p_next - p_k) / (p_k - p_{k-1}) (x_k - x_{k-1})  (then projected),
+  // when both met the tolerance (a stalled or failed point is not extrapolated); otherwise, and
+  // with secant_predictor = false, the start is the last usable point itself. Fewer iterations
+  // per point (the hat variables move in proportion to alpha); the fixed point reached is the
+  // same up to the tolerance where the branch is the same.
+  bool secant_predictor = true;
   // Report the spectral radius of dF/dx at every usable replicate (CurvePoint::map_radius;
   // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
   // point without a Jacobian.

@@ -304,6 +304,10 @@ void add_curve_options(CLI::App* sub, CurveCli& o) {
   sub->add_flag("--no-retry", o.no_retry,
                 "Do not retry a failed replicate with a slow damped iteration")
       ->group("Solver");
+  sub->add_option("--predictor", o.predictor,
+                  "Start of each point of a warm continuation: secant = linear extrapolation of "
+                  "the last two points that met --tol, warm = the last point itself")
+      ->capture_default_str()->group("Solver");
 }
 
 void finish_curve_options(const CurveCli& o, CurveOptions& copt) {
@@ -314,9 +318,19 @@ void finish_curve_options(const CurveCli& o, CurveOptions& copt) {
   if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
   if (!(o.noise_factor >= 0.0 && o.noise_factor <= 1.0))
     throw InputError("--noise-factor: must be in [0, 1]");
+  if (o.predictor != "secant" && o.predictor != "warm")
+    throw InputError("--predictor: unknown predictor '" + o.predictor + "' (expected secant or warm)");
   copt.solver.stall_window = o.stall_window;
   copt.noise_factor = o.noise_factor;
   copt.retry = !o.no_retry;
+  copt.secant_predictor = o.predictor == "secant";
+}
+
+std::string predictor_text(const CurveOptions& copt) {
+  return copt.secant_predictor
+             ? "predictor=secant (each point starts from the linear extrapolation of the last two "
+               "points of its chain that met tol, else from the last usable one)"
+             : "predictor=warm (each point starts from the last usable point of its chain)";
 }
 
 std::string convergence_rule_text(const CurveOptions& copt) {

@@ -141,23 +141,27 @@ void finish_solver_options(SolverOptions& opt, const std::string& method_text);
 std::string describe(const SolverOptions& opt);
 
 // The convergence flags of every curve command, next to the CurveOptions they set
-// (solver/curve.hpp): --stall-window, --noise-factor, --no-retry; --stall-accept (which once made
+// (solver/curve.hpp): --stall-window, --noise-factor, --no-retry, --predictor; --stall-accept (which once made
 // a stalled iteration "converged") is refused with the reason. Defaults: the command's own
 // CurveOptions.
 struct CurveCli {
   int stall_window = 0;
   double noise_factor = 0.1;
   bool no_retry = false;
+  std::string predictor;     // --predictor secant|warm (CurveOptions::secant_predictor)
   std::string stall_accept;  // only to refuse the removed flag
-  CurveCli() = default;
+  CurveCli() : CurveCli(CurveOptions{}) {}
   explicit CurveCli(const CurveOptions& d)
-      : stall_window(d.solver.stall_window), noise_factor(d.noise_factor), no_retry(!d.retry) {}
+      : stall_window(d.solver.stall_window), noise_factor(d.noise_factor), no_retry(!d.retry),
+        predictor(d.secant_predictor ? "secant" : "warm") {}
 };
 void add_curve_options(CLI::App* sub, CurveCli& o);
 // Validates the flags (InputError) and writes them into copt (copt.solver already set).
 void finish_curve_options(const CurveCli& o, CurveOptions& copt);
 // The convergence rule as the CSV header and --help state it (the same words in every command).
 std::string convergence_rule_text(const CurveOptions& copt);
+// The start of each point of a warm continuation, for the CSV header ("predictor=secant (...)").
+std::string predictor_text(const CurveOptions& copt);
 // The status columns every curve command writes after its own: why the point ended and the
 // amplitude of a limit cycle (CurveStatus::reason, amplitude), and their cells.
 std::vector<std::string> curve_status_columns();

@@ -183,7 +183,7 @@ void run_erm(const ErmCli& o) {
                                                       " max_iter=" + std::to_string(retry_iterations(copt))));
   table.setting("continuation",
                 "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
-                "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts");
+                "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts, " + predictor_text(copt));
   table.setting("columns",
                 convergence_rule_text(copt) + "; stalled = number of stalled replicates (value = "
                 "the mean of the last stall_window iterates); train_loss = objective (S13)/N at the RS "

@@ -129,7 +129,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
   copt.map_radius = true;
-  std::string curve = "noise_factor=" + fmt(copt.noise_factor) +
+  std::string curve = predictor_text(copt) + "; noise_factor=" + fmt(copt.noise_factor) +
                       (!copt.retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
                                               " max_iter=" + std::to_string(retry_iterations(copt)));
   if (refinement)

@@ -175,6 +175,39 @@ TEST_CASE("Curve driver: replicates, mean and s.e., refinement to a target", "[c
   CHECK(pts[0].x[0].se == Approx(0.05 / std::sqrt(3.0)).epsilon(1e-9));
 }
 
+TEST_CASE("Curve driver: the secant predictor starts a linear branch on its fixed point",
+          "[core][solver]") {
+  // ContractionModel: fixed point x_r(p) = 2 (p + 0.1 (r - 1)), linear in p. The plain iteration
+  // (mix 1) halves the error per step. From the third point of a chain on, the secant start is the
+  // fixed point up to the two previous points' errors (<= 2 tol each): at most 3 iterations. The
+  // warm start misses by 2 |dp| >= 1: at least log2(1 / 2e-12) > 38 iterations.
+  ContractionModel model;
+  CurveOptions opt;
+  opt.solver.method = Method::Damped;
+  opt.solver.mix = 1.0;
+  opt.solver.tol = 1e-12;
+  const std::vector<double> ps = {1.0, 1.5, 2.5, 3.0, 4.5};  // uneven steps
+  for (const Direction dir : {Direction::Forward, Direction::Backward}) {
+    CurveStart st{"s", Vec::Zero(1), dir, true};
+    opt.secant_predictor = true;
+    const auto sec = run_curve(model, ps, {st}, opt);
+    opt.secant_predictor = false;
+    const auto warm = run_curve(model, ps, {st}, opt);
+    REQUIRE(sec.size() == ps.size());
+    REQUIRE(warm.size() == ps.size());
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      const std::size_t i = dir == Direction::Forward ? k : ps.size() - 1 - k;
+      CHECK(sec[i].converged);
+      CHECK(sec[i].x[0].mean == Approx(2.0 * ps[i]).epsilon(1e-11));
+      CHECK(warm[i].x[0].mean == Approx(2.0 * ps[i]).epsilon(1e-11));
+      if (k >= 2) {
+        CHECK(sec[i].iterations <= 3);
+        CHECK(warm[i].iterations >= 38);
+      }
+    }
+  }
+}
+
 TEST_CASE("Curve driver: preferred start by free energy, coexistence", "[core][solver]") {
   WellModel model;
   CurveOptions opt;
