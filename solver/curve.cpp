@@ -68,7 +68,7 @@ SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const
 }  // namespace
 
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
-                             const FixedPointSystem* fallback) {
+                             const FixedPointSystem* fallback, const Vec* retry_start) {
   SolveResult sr = solve_in_domain(sys, start, opt.solver);
   // The fallback is for a small limit cycle about a fixed point (residual small against the
   // state): Newton on the continuous map finds that point in a few steps. A replicate that
@@ -96,7 +96,7 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
     slow.mix = opt.retry_mix;
     slow.max_iter = retry_iterations(opt);  // bounded by --max-iter too
     slow.stall_window = std::max(opt.solver.stall_window, 100);
-    SolveResult again = solve_in_domain(sys, start, slow);
+    SolveResult again = solve_in_domain(sys, retry_start ? *retry_start : start, slow);
     again.summary.iterations += sr.summary.iterations;
     if (again.summary.converged || (!sr.summary.converged && again.summary.residual < sr.summary.residual))
       return again;
@@ -321,6 +321,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const auto sys = model.system(params[i], r, 0);
       const auto fb = model.fallback_system(params[i], r, 0);
       Vec x_start = st.warm ? start : st.x0;
+      bool predicted = false;
       if (st.warm && opt.secant_predictor && k >= 2) {
         const int i1 = st.direction == Direction::Forward ? k - 1 : n_par - k;
         const int i2 = st.direction == Direction::Forward ? k - 2 : n_par - k + 1;
@@ -329,10 +330,13 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
           const double f = (params[i] - params[i1]) / (params[i1] - params[i2]);
           x_start = res[i1].x + f * (res[i1].x - res[i2].x);
           sys->project(x_start);
-          if (!x_start.allFinite()) x_start = start;
+          predicted = x_start.allFinite();
+          if (!predicted) x_start = start;
         }
       }
-      res[i] = solve_with_retry(*sys, x_start, opt, fb.get());
+      // a failed replicate's damped retry starts from the last usable point, not from the
+      // extrapolation (a far extrapolation can lead the slow iteration through costly states)
+      res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr);
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;

@@ -69,10 +69,12 @@ struct CurveOptions {
   // last two converged points of the chain linearly in the parameter,
   //   x_start = x_k + (p_next - p_k) / (p_k - p_{k-1}) (x_k - x_{k-1})  (then projected),
   // when both met the tolerance (a stalled or failed point is not extrapolated); otherwise, and
-  // with secant_predictor = false, the start is the last usable point itself. Fewer iterations
-  // per point (the hat variables move in proportion to alpha); the fixed point reached is the
-  // same up to the tolerance where the branch is the same.
-  bool secant_predictor = true;
+  // with secant_predictor = false (the default), the start is the last usable point itself.
+  // Opt-in: fewer Newton passes where the branch is smooth (softmax L = 3 README curve 11% less
+  // CPU), but a different start changes the limit cycles of the RS-unstable points that follow,
+  // and on the linear L = 2 curve that led a fallback into states where one pre-integrated pass
+  // costs over 1 s (42 s against 17 s for the curve; docs/slr_replica.md).
+  bool secant_predictor = false;
   // Report the spectral radius of dF/dx at every usable replicate (CurvePoint::map_radius;
   // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
   // point without a Jacobian.
@@ -190,8 +192,9 @@ inline constexpr int kFallbackMaxIter = 200;
 
 // One solve from `start`: then, if it did not converge, the fallback system (if any) from its best
 // iterate (see kFallbackGate), and the damped retry of CurveOptions (see there) when the result is
-// still not usable.
+// still not usable. The retry starts from *retry_start when given (the continuation's last usable
+// point where `start` is the secant predictor's extrapolation), else from `start`.
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
-                             const FixedPointSystem* fallback = nullptr);
+                             const FixedPointSystem* fallback = nullptr, const Vec* retry_start = nullptr);
 
 }  // namespace saddle
