@@ -489,63 +489,43 @@ inline void solve_prox_min(ProxAct act, const ProxInput<L>& in, const ProxOption
                            e * e / (2.0 * (1.0 + in.V_v * (a * a + b * b)));
         }
       }
-    } else if (R < 100.0) {
-      // Softmax L = 3: exp(chi_l - mean) = exp(c_l) exp(B_l1 dt1) exp(B_l2 dt2) with c_l = B_l.t0
-      // the logits at the centre and dt = t - t0, separable, each factor geometric along its
-      // axis: E1_l(i) = exp(c_l - c_max - B_l1 R) q1_l^i, q1_l = exp(B_l1 h) (two exp per token
-      // and axis instead of one per node; the common factor exp(c_max) cancels in the
-      // normalisation). The largest token has |exponent| <= 2 R |B| < 2 R at every node, so with
-      // R < 100 the sum T > 0 and every e_l^2 stay inside the double range.
-      double E1[L][41], E2[L][41];
-      double cl[L], cmax = -std::numeric_limits<double>::infinity();
-      for (int l = 0; l < L; ++l) {
-        cl[l] = M(l, 0) * t0[0] + M(l, 1) * t0[1];
-        cmax = std::max(cmax, cl[l]);
-      }
-      for (int l = 0; l < L; ++l) {
-        const double q1 = std::exp(M(l, 0) * h), q2 = std::exp(M(l, 1) * h);
-        E1[l][0] = std::exp(cl[l] - cmax - M(l, 0) * R);
-        E2[l][0] = std::exp(-M(l, 1) * R);
-        for (int i = 1; i < n; ++i) {
-          E1[l][i] = E1[l][i - 1] * q1;
-          E2[l][i] = E2[l][i - 1] * q2;
-        }
-      }
-      for (int i = 0; i < n; ++i) {
-        const double dt1 = (h * i - R);
-        for (int j = 0; j < n; ++j) {
-          const double dt2 = (h * j - R);
-          double e[L], T = 0.0;
-          for (int l = 0; l < L; ++l) {
-            e[l] = E1[l][i] * E2[l][j];
-            T += e[l];
-          }
-          double sw = 0.0, ss = 0.0;
-          for (int l = 0; l < L; ++l) {
-            sw += e[l] * in.omega_z(l);
-            ss += e[l] * e[l];
-          }
-          sw /= T;
-          ss /= T * T;
-          const double a = in.y - sw;
-          val[i * n + j] =
-              (dt1 * dt1 + dt2 * dt2) * inv2Vk + a * a / (2.0 * (1.0 + in.V_v * ss));
-        }
-      }
     } else if (R * 2.0 < 600.0) {
-      // Larger balls: a common factor per grid line (the max exponent) cancels in the
-      // normalisation.
+      // Softmax L = 3: exp(chi_l - mean) = exp(B_l1 t1) exp(B_l2 t2), separable: tables E1, E2 of
+      // the two factors (each up to a common factor, which cancels in the normalisation).
       double E1[L][41], E2[L][41];
-      for (int i = 0; i < n; ++i) {
-        const double t1 = t0[0] - R + h * i, t2 = t0[1] - R + h * i;
-        double m1 = -1e300, m2 = -1e300;
+      if (R < 100.0) {
+        // With c_l = B_l.t0 the logits at the centre and dt = t - t0, each factor is geometric
+        // along its axis: E1_l(i) = exp(c_l - c_max - B_l1 R) q1_l^i, q1_l = exp(B_l1 h) (two
+        // exp per token and axis instead of one per node). The largest token has |exponent|
+        // <= 2 R |B| < 2 R at every node, so with R < 100 the sum T > 0 and every e_l^2 stay
+        // inside the double range.
+        double cl[L], cmax = -std::numeric_limits<double>::infinity();
         for (int l = 0; l < L; ++l) {
-          m1 = std::max(m1, M(l, 0) * t1);
-          m2 = std::max(m2, M(l, 1) * t2);
+          cl[l] = M(l, 0) * t0[0] + M(l, 1) * t0[1];
+          cmax = std::max(cmax, cl[l]);
         }
         for (int l = 0; l < L; ++l) {
-          E1[l][i] = std::exp(M(l, 0) * t1 - m1);
-          E2[l][i] = std::exp(M(l, 1) * t2 - m2);
+          const double q1 = std::exp(M(l, 0) * h), q2 = std::exp(M(l, 1) * h);
+          E1[l][0] = std::exp(cl[l] - cmax - M(l, 0) * R);
+          E2[l][0] = std::exp(-M(l, 1) * R);
+          for (int i = 1; i < n; ++i) {
+            E1[l][i] = E1[l][i - 1] * q1;
+            E2[l][i] = E2[l][i - 1] * q2;
+          }
+        }
+      } else {
+        // Larger balls: a common factor per grid line (the max exponent).
+        for (int i = 0; i < n; ++i) {
+          const double t1 = t0[0] - R + h * i, t2 = t0[1] - R + h * i;
+          double m1 = -1e300, m2 = -1e300;
+          for (int l = 0; l < L; ++l) {
+            m1 = std::max(m1, M(l, 0) * t1);
+            m2 = std::max(m2, M(l, 1) * t2);
+          }
+          for (int l = 0; l < L; ++l) {
+            E1[l][i] = std::exp(M(l, 0) * t1 - m1);
+            E2[l][i] = std::exp(M(l, 1) * t2 - m2);
+          }
         }
       }
       for (int i = 0; i < n; ++i) {
