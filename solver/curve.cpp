@@ -47,6 +47,9 @@ bool usable(const SolveSummary& sm, const CurveOptions& opt) {
 }
 
 namespace {
+// The residual met the tolerance (a stalled solve never has).
+bool met_tol(const SolveSummary& sm) { return sm.converged && !sm.stalled; }
+
 // A replicate whose map or values the model could not evaluate (OutOfDomain): not converged, at its
 // start, with the reason.
 SolveResult out_of_domain(const Vec& start) {
@@ -171,7 +174,7 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
     for (int j = 0; j < nx; ++j) xs[j][r] = sr.x(j);
     for (int j = 0; j < nv; ++j) vs[j][r] = reps[r]->values(j);
     // converged means below tolerance (a stalled solve never is), or within the map's noise
-    const bool ok_tol = sr.summary.converged && !sr.summary.stalled;
+    const bool ok_tol = met_tol(sr.summary);
     const bool ok_noise = !ok_tol && reps[r]->within_noise;
     if (ok_tol) ++p.n_converged;
     if (ok_noise) ++p.n_noise;
@@ -224,7 +227,7 @@ void apply_noise_rule(const CurveModel& model, std::vector<NoiseCheck>& checks, 
     bool need = false, blocked = false;
     for (const Replicate* r : c.reps) {
       const SolveSummary& sm = r->res.summary;
-      if (sm.converged && !sm.stalled) continue;
+      if (met_tol(sm)) continue;
       // a replicate without a usable state: the point is not converged, no rule
       if (sm.reason == Termination::OutOfDomain || sm.reason == Termination::Interrupted ||
           sm.reason == Termination::NonFinite || !std::isfinite(sm.residual))
@@ -255,7 +258,7 @@ void apply_noise_rule(const CurveModel& model, std::vector<NoiseCheck>& checks, 
       Vec xb = xbar[u / R];
       sys->project(xb);
       f_bar[u] = sys->map(xb);
-      if (!(rep.res.summary.converged && !rep.res.summary.stalled))
+      if (!met_tol(rep.res.summary))
         g_own[u] = sys->map(rep.res.x) - rep.res.x;
       if (!f_bar[u].allFinite() || (g_own[u].size() > 0 && !g_own[u].allFinite())) ok[u] = 0;
     } catch (const OutOfDomain&) {
@@ -315,17 +318,17 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     std::vector<double> radius(n_par, std::numeric_limits<double>::quiet_NaN());
     const bool need_radius = opt.map_radius || st.escape > 0.0;
     Vec start = st.x0;
+    // the parameter index of the k-th point of the chain
+    const auto at = [&](int k) { return st.direction == Direction::Forward ? k : n_par - 1 - k; };
     for (int k = 0; k < n_par; ++k) {
       if (interrupt_requested()) break;  // polled, not thrown: this runs inside OpenMP
-      const int i = st.direction == Direction::Forward ? k : n_par - 1 - k;
+      const int i = at(k);
       const auto sys = model.system(params[i], r, 0);
       const auto fb = model.fallback_system(params[i], r, 0);
       Vec x_start = st.warm ? start : st.x0;
       bool predicted = false;
       if (st.warm && opt.secant_predictor && k >= 2) {
-        const int i1 = st.direction == Direction::Forward ? k - 1 : n_par - k;
-        const int i2 = st.direction == Direction::Forward ? k - 2 : n_par - k + 1;
-        const auto met_tol = [](const SolveSummary& sm) { return sm.converged && !sm.stalled; };
+        const int i1 = at(k - 1), i2 = at(k - 2);
         if (met_tol(res[i1].summary) && met_tol(res[i2].summary) && params[i1] != params[i2]) {
           const double f = (params[i] - params[i1]) / (params[i1] - params[i2]);
           x_start = res[i1].x + f * (res[i1].x - res[i2].x);
