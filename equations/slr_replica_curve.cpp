@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "integrators/seeds.hpp"
+
 namespace saddle {
 namespace slr {
 
@@ -64,6 +66,18 @@ class ReplicaCurveModel : public CurveModel {
   std::unique_ptr<FixedPointSystem> fallback_system(double alpha, int r, int level) const override {
     if (set_.channel != ChannelKind::Sampled) return nullptr;
     return std::make_unique<ReplicaSystem>(fallback_settings_[level], alpha, fallback_pts_[level], r);
+  }
+  // A redrawn replicate (sampled channel): the same points with a new random shift, from a seed
+  // derived from (seed, level, replicate, attempt); its state is the replicate's estimate and its
+  // values are evaluated as for every replicate. The pre-integrated channel's map is continuous:
+  // none.
+  std::unique_ptr<FixedPointSystem> redraw_system(double alpha, int r, int level, int attempt) const override {
+    if (set_.channel != ChannelKind::Sampled) return nullptr;
+    ReplicaSetting s = settings_[level];
+    s.replicates = 1;
+    s.seed = derived_seed(s.seed, static_cast<std::uint64_t>(level), static_cast<std::uint64_t>(r),
+                          static_cast<std::uint64_t>(attempt));
+    return std::make_unique<ReplicaSystem>(s, alpha, make_replica_points(s), 0);
   }
   int refine_on() const override { return index_of("test_error"); }
   Stability stability(const CurvePoint& p) const override { return verdict(p).stability; }

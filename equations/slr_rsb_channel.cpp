@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "equations/slr_rsb.hpp"
+#include "integrators/seeds.hpp"
 #include "integrators/special.hpp"
 #include "solver/interrupt.hpp"
 
@@ -23,15 +24,6 @@ using replica::ProxResult;
 using replica::VecL;
 
 // ---- inner points (R2) ----------------------------------------------------------------------
-
-namespace {
-inline std::uint64_t splitmix64(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
 
 RsbInnerPoints::RsbInnerPoints(int dim, int n_inner, std::uint64_t seed)
     : d_(dim), n_(n_inner), seed_(seed) {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "integrators/seeds.hpp"
+
 namespace saddle {
 
 class Rng {
@@ -158,12 +160,6 @@ class Rng {
     return f1 + uniform() * (f0 - f1) < 1.0;
   }
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  static std::uint64_t splitmix64(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
   std::uint64_t s_[4];
 };
 

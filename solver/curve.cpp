@@ -32,6 +32,7 @@ std::string path_text(const CurveStatus& s) {
     t += to_string(m);
     if (kinds > 1) t += ":" + std::to_string(n);
   }
+  if (s.n_redrawn > 0) t += (t.empty() ? "" : "+") + std::string("redraw:") + std::to_string(s.n_redrawn);
   if (s.n_fallback > 0) t += (t.empty() ? "" : "+") + std::string("fallback:") + std::to_string(s.n_fallback);
   if (s.n_out_of_domain > 0) t += (t.empty() ? "" : "+") + std::string("out_of_domain:") + std::to_string(s.n_out_of_domain);
   return t;
@@ -68,11 +69,54 @@ SolveResult solve_in_domain(const FixedPointSystem& sys, const Vec& start, const
     return out_of_domain(start);
   }
 }
+
+// Adds the passes of an earlier solve to a later one's count.
+void add_work(SolveSummary& to, const SolveSummary& from) {
+  to.iterations += from.iterations;
+  to.steps += from.steps;
+}
+
+// The first solve of a replicate. With a redraw (CurveModel::redraw_system) and Newton: the
+// Newton steps alone; where they end near a fixed point without meeting tol (a jump of the
+// sampled map straddling it), the redrawn systems by Newton from the best iterate, the first that
+// meets tol being the result (summary.redrawn); otherwise the fallback iteration of Newton from
+// its best iterate, as a plain Newton solve would have run it.
+SolveResult first_solve(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
+                        const RedrawFn& redraw) {
+  if (!redraw || opt.solver.method != Method::Newton) return solve_in_domain(sys, start, opt.solver);
+  SolverOptions newton = opt.solver;
+  newton.newton_only = true;
+  SolveResult nr = solve_in_domain(sys, start, newton);
+  if (nr.summary.converged || nr.summary.path != Method::Newton ||
+      nr.summary.reason == Termination::OutOfDomain)
+    return nr;
+  SolveSummary spent = nr.summary;
+  if (std::isfinite(nr.summary.residual) && nr.summary.residual <= kRedrawGate) {
+    for (int a = 1; a <= kRedrawAttempts; ++a) {
+      const auto alt = redraw(a);
+      if (!alt) break;
+      SolveResult rd = solve_in_domain(*alt, nr.x, newton);
+      if (rd.summary.converged && !rd.summary.stalled) {
+        add_work(rd.summary, spent);
+        rd.summary.redrawn = true;
+        return rd;
+      }
+      add_work(spent, rd.summary);
+    }
+  }
+  SolverOptions then = opt.solver;
+  then.method = opt.solver.newton_fallback == Method::Newton ? Method::Anderson : opt.solver.newton_fallback;
+  SolveResult it = solve_in_domain(sys, nr.x, then);
+  add_work(it.summary, spent);
+  return it;
+}
 }  // namespace
 
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
-                             const FixedPointSystem* fallback, const Vec* retry_start) {
-  SolveResult sr = solve_in_domain(sys, start, opt.solver);
+                             const FixedPointSystem* fallback, const Vec* retry_start,
+                             const RedrawFn& redraw) {
+  SolveResult sr = first_solve(sys, start, opt, redraw);
+  if (sr.summary.redrawn) return sr;
   // The fallback is for a small limit cycle about a fixed point (residual small against the
   // state): Newton on the continuous map finds that point in a few steps. A replicate that
   // wandered off (residual comparable to its state) has no nearby fixed point to find, and the
@@ -193,6 +237,7 @@ CurvePoint aggregate(const std::vector<const Replicate*>& reps, double param, in
     }
     if (sr.summary.reason == Termination::OutOfDomain) ++p.n_out_of_domain;
     if (sr.summary.fallback) ++p.n_fallback;
+    if (sr.summary.redrawn) ++p.n_redrawn;
     p.iterations = std::max(p.iterations, sr.summary.iterations);
     ++p.n_by_path[static_cast<int>(sr.summary.path)];
     p.residual = std::max(p.residual, sr.summary.residual);
@@ -339,7 +384,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       }
       // a failed replicate's damped retry starts from the last usable point, not from the
       // extrapolation (a far extrapolation can lead the slow iteration through costly states)
-      res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr);
+      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], r, 0, a); };
+      res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr, redraw);
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;
@@ -424,7 +470,8 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const int k = j / n_par, i = j % n_par;
       const auto sys = model.system(params[i], r, level);
       const auto fb = model.fallback_system(params[i], r, level);
-      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt, fb.get());
+      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], r, level, a); };
+      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt, fb.get(), nullptr, redraw);
       sys->project(sr.x);
       fine[u].values = values_in_domain(model, *sys, sr);
       if (opt.map_radius || starts[k].escape > 0.0)

@@ -11,6 +11,7 @@
 // back as generic CurvePoint objects (x then the model's values, as Estimates); each model turns
 // them into its own struct with named fields.
 #pragma once
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -118,6 +119,7 @@ struct CurveStatus {
   int n_by_path[3] = {0, 0, 0};
   int n_out_of_domain = 0;  // replicates the model could not evaluate (OutOfDomain)
   int n_fallback = 0;       // replicates solved by the model's fallback system
+  int n_redrawn = 0;        // replicates solved by a redrawn system (CurveModel::redraw_system)
 };
 
 // The point's reason as a word: "tolerance", "noise" (converged, some replicate within the map's
@@ -125,7 +127,8 @@ struct CurveStatus {
 std::string reason_text(const CurveStatus& s);
 
 // "newton", or e.g. "newton:6+anderson:2" when replicates ended on different paths; then
-// "+fallback:N" when N replicates came from the model's fallback system; followed by
+// "+redraw:N" when N replicates came from a redrawn system, "+fallback:N" when N replicates came
+// from the model's fallback system; followed by
 // "+out_of_domain:N" when N replicates left the model's domain (the point is then not converged).
 std::string path_text(const CurveStatus& s);
 
@@ -158,6 +161,13 @@ class CurveModel {
   // did not converge; it replaces the first only when it converged (counted in
   // CurveStatus::n_fallback). nullptr (the default): none.
   virtual std::unique_ptr<FixedPointSystem> fallback_system(double, int, int) const { return nullptr; }
+  // Optional: the replicate's system with a fresh draw of its randomness (attempt = 1, 2, ...:
+  // e.g. a new random shift of its QMC points), that solve_with_retry solves from the
+  // replicate's best iterate when the first did not converge and stalled near a fixed point,
+  // before the fallback: a sampled map whose jump straddles the fixed point has none, while a
+  // new draw puts its jumps elsewhere. It replaces the first only when it converged (counted in
+  // CurveStatus::n_redrawn). nullptr (the default): none.
+  virtual std::unique_ptr<FixedPointSystem> redraw_system(double, int, int, int) const { return nullptr; }
   // The values reported beside x for one replicate at its (projected) solution x.
   virtual Vec values(const FixedPointSystem& sys, const Vec& x) const { return sys.observables(x); }
   // Index (into CurvePoint::entry) of the quantity whose s.e. drives refinement; -1: none.
@@ -189,12 +199,19 @@ bool usable(const SolveSummary& s, const CurveOptions& opt);
 // kFallbackGate * (1 + |x|_inf) at its best iterate x; it runs at most kFallbackMaxIter iterations.
 inline constexpr double kFallbackGate = 0.1;
 inline constexpr int kFallbackMaxIter = 200;
+// The redraw is tried where the first solve stalled with residual <= kRedrawGate (a jump of a
+// sampled map straddling a fixed point leaves a residual of order 1e-3), at most
+// kRedrawAttempts times.
+inline constexpr double kRedrawGate = 0.02;
+inline constexpr int kRedrawAttempts = 2;
 
 // One solve from `start`: then, if it did not converge, the fallback system (if any) from its best
 // iterate (see kFallbackGate), and the damped retry of CurveOptions (see there) when the result is
 // still not usable. The retry starts from *retry_start when given (the continuation's last usable
 // point where `start` is the secant predictor's extrapolation), else from `start`.
+using RedrawFn = std::function<std::unique_ptr<FixedPointSystem>(int attempt)>;
 SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
-                             const FixedPointSystem* fallback = nullptr, const Vec* retry_start = nullptr);
+                             const FixedPointSystem* fallback = nullptr, const Vec* retry_start = nullptr,
+                             const RedrawFn& redraw = nullptr);
 
 }  // namespace saddle

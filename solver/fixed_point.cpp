@@ -399,7 +399,7 @@ SolveResult solve(const FixedPointSystem& sys, const Vec& x0, const SolverOption
   SolveResult nr = newton_steps(sys, x0, opt, has_jacobian, in_chart);
   // In a chart, Newton steps count against max_iter and the fallback gets what is left.
   const int left = in_chart ? opt.max_iter - nr.summary.steps : opt.max_iter;
-  if (nr.summary.converged || left <= 0) {
+  if (nr.summary.converged || left <= 0 || (opt.newton_only && has_jacobian)) {
     if (!nr.summary.converged) nr.summary.reason = Termination::MaxIter;
     nr.summary.wall_seconds = seconds_since(t0);
     return nr;

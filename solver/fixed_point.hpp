@@ -29,6 +29,7 @@ struct SolverOptions {
   int newton_steps = 8;  // Method::Newton: map-with-Jacobian passes before the fallback
   int newton_halvings = 3;  // Method::Newton: backtracking trial steps 1, 1/2, ..., 2^-newton_halvings
   Method newton_fallback = Method::Anderson;  // Method::Newton: the iteration after it (not Newton)
+  bool newton_only = false;  // Method::Newton: no iteration after it (the caller decides what follows)
   // If > 0: stop when the residual has not beaten its running minimum for this many iterations
   // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates,
   // flag the solve as stalled (never converged) and report the cycle's amplitude.
@@ -69,6 +70,8 @@ struct SolveSummary {
   double amplitude = 0.0;
   // The result came from the model's fallback system (CurveModel::fallback_system).
   bool fallback = false;
+  // The result came from a redrawn system of the replicate (CurveModel::redraw_system).
+  bool redrawn = false;
   double wall_seconds = 0.0;
 };
 

@@ -170,8 +170,10 @@ void run_erm(const ErmCli& o) {
   table.setting("channel",
                 channel == ChannelKind::Sampled
                     ? "sampled: plain QMC over every coordinate of the channel draw (§7b); a replicate "
-                      "that does not converge is solved again with the pre-integrated map on points/4 "
-                      "lines (path: +fallback); jump_share from one pre-integrated pass at each "
+                      "whose Newton steps end near a fixed point without meeting tol (a jump of the "
+                      "sampled map straddling it) is drawn again with a new random shift, at most 2 "
+                      "times (path: +redraw); one that still does not converge is solved again with "
+                      "the pre-integrated map on points/4 lines (path: +fallback); jump_share from one pre-integrated pass at each "
                       "solution on max(256, points/16) lines, " + std::to_string(o.line_nodes) + " nodes (§4.9)"
                     : "preint: one key-noise direction per QMC point integrated along a line, jumps "
                       "of the proximal minimiser located, Gauss rules of the normal density on the "
@@ -199,7 +201,8 @@ void run_erm(const ErmCli& o) {
                 "why a point is not stable (replicon, jumps) or empty; path = the iteration each replicate's result came from "
                 "(newton: Newton steps with the map's Jacobian from the channel pass; anderson: the "
                 "Anderson iteration, alone or as the fallback of newton; damped: the retry), with "
-                "counts when the replicates differ");
+                "counts when the replicates differ, then +redraw:N (replicates solved on a new "
+                "random shift) and +fallback:N (on the pre-integrated map)");
 
   copt.target_se = o.target_se;
   copt.max_refine = o.max_refine;

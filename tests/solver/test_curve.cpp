@@ -86,6 +86,43 @@ struct TwoCycleModel : CurveModel {
     return std::make_unique<TwoCycle>(p + sigma * (r - 0.5 * (R - 1)), eps);
   }
 };
+// A map with one jump: F(x) = (x + c) / 2 + eps (x <= j), (x + c) / 2 - eps (x > j), with its
+// Jacobian 1/2 (Newton). With the jump at j = c it straddles c: F(x) - x changes sign there by a
+// jump of 2 eps and has no root (no fixed point; Newton ends with residual >= eps). With j > c + 2
+// eps the fixed point is x = c + 2 eps.
+struct OneJump : FixedPointSystem {
+  double c, j, eps;
+  OneJump(double cc, double jj, double e) : c(cc), j(jj), eps(e) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override {
+    return Vec::Constant(1, 0.5 * (x[0] + c) + (x[0] <= j ? eps : -eps));
+  }
+  bool map_jacobian(const Vec& x, Vec& fx, Eigen::MatrixXd& J) const override {
+    fx = map(x);
+    J = Eigen::MatrixXd::Constant(1, 1, 0.5);
+    return true;
+  }
+};
+// Replicate r of R: c = p + r; replicate 0's jump straddles its fixed point. Redraw attempt a
+// puts it at c + a - first_good + 1 for a >= first_good (away: fixed point c + 2 eps), and at c
+// (straddling again) for a < first_good; first_good > kRedrawAttempts: no redraw helps.
+struct OneJumpModel : CurveModel {
+  int R, first_good;
+  bool with_redraw;
+  double eps = 1e-3;
+  OneJumpModel(int r, int good, bool redraw) : R(r), first_good(good), with_redraw(redraw) {}
+  int replicates() const override { return R; }
+  std::unique_ptr<FixedPointSystem> system(double p, int r, int) const override {
+    const double c = p + r;
+    return std::make_unique<OneJump>(c, r == 0 ? c : c + 1.0, eps);
+  }
+  std::unique_ptr<FixedPointSystem> redraw_system(double p, int r, int, int a) const override {
+    if (!with_redraw) return nullptr;
+    const double c = p + r;
+    return std::make_unique<OneJump>(c, a >= first_good ? c + a - first_good + 1.0 : c, eps);
+  }
+};
 }  // namespace
 
 TEST_CASE("Curve driver: a stalled iteration is never converged; within the map's noise it is",
@@ -130,6 +167,51 @@ TEST_CASE("Curve driver: a stalled iteration is never converged; within the map'
     TwoCycleModel single(1, 0.1, 1e-4);
     CHECK_FALSE(run_curve(single, {1.0}, {st}, opt)[0].converged);
   }
+}
+
+TEST_CASE("Curve driver: a replicate whose map has no fixed point is redrawn; failed redraws change nothing",
+          "[core][solver]") {
+  CurveStart st{"s", Vec::Zero(1), Direction::Forward, true};
+  CurveOptions opt;
+  opt.solver.method = Method::Newton;
+  opt.solver.tol = 1e-10;
+  opt.solver.stall_window = 20;
+  opt.noise_factor = 0.0;  // converged means below tol here
+  const int R = 3;
+  const double p = 1.0, eps = 1e-3;
+  // No redraw: replicate 0 has no fixed point and the point is not converged.
+  OneJumpModel plain(R, 1, false);
+  const auto none = run_curve(plain, {p}, {st}, opt);
+  REQUIRE(none.size() == 1);
+  CHECK_FALSE(none[0].converged);
+  CHECK(none[0].n_converged == R - 1);
+  CHECK(none[0].n_redrawn == 0);
+  CHECK(none[0].residual >= eps);
+  // A redraw that moves the jump away: every replicate meets tol, replicate 0 at c + 2 eps; the
+  // second attempt is tried when the first straddles too.
+  for (int good : {1, 2}) {
+    OneJumpModel model(R, good, true);
+    const auto pts = run_curve(model, {p}, {st}, opt);
+    REQUIRE(pts.size() == 1);
+    CHECK(pts[0].converged);
+    CHECK(pts[0].n_converged == R);
+    CHECK(pts[0].n_redrawn == 1);
+    CHECK(path_text(pts[0]) == "newton+redraw:1");
+    CHECK(pts[0].residual <= 1e-10);
+    // x_r = p + r + 2 eps for every r: mean p + (R - 1)/2 + 2 eps
+    CHECK(pts[0].x[0].mean == Approx(p + 0.5 * (R - 1) + 2.0 * eps).epsilon(1e-12));
+  }
+  // Redraws that all straddle: the result is that of the solve without redraws (same state, same
+  // verdict), only the count of map passes grows.
+  OneJumpModel failing(R, kRedrawAttempts + 1, true);
+  const auto bad = run_curve(failing, {p}, {st}, opt);
+  REQUIRE(bad.size() == 1);
+  CHECK_FALSE(bad[0].converged);
+  CHECK(bad[0].n_redrawn == 0);
+  CHECK(bad[0].x[0].mean == none[0].x[0].mean);
+  CHECK(bad[0].residual == none[0].residual);
+  CHECK(bad[0].reason == none[0].reason);
+  CHECK(bad[0].iterations > none[0].iterations);
 }
 
 TEST_CASE("Curve driver: a point outside the model's domain is not converged, the curve goes on",
