@@ -80,7 +80,9 @@ void add_work(SolveSummary& to, const SolveSummary& from) {
 // Newton steps alone; where they end near a fixed point without meeting tol (a jump of the
 // sampled map straddling it), the redrawn systems by Newton from the best iterate, the first that
 // meets tol being the result (summary.redrawn); otherwise the fallback iteration of Newton from
-// its best iterate, as a plain Newton solve would have run it.
+// its best iterate, as a plain Newton solve would have run it (with the whole max_iter: a system
+// with a chart, whose Newton steps count against max_iter in solve(), would get a larger budget
+// here; none reaches the curve driver today, RMT's BulkSystem has its own solve_attention).
 SolveResult first_solve(const FixedPointSystem& sys, const Vec& start, const CurveOptions& opt,
                         const RedrawFn& redraw) {
   if (!redraw || opt.solver.method != Method::Newton) return solve_in_domain(sys, start, opt.solver);
