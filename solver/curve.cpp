@@ -122,13 +122,15 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
   // The fallback is for a small limit cycle about a fixed point (residual small against the
   // state): Newton on the continuous map finds that point in a few steps. A replicate that
   // wandered off (residual comparable to its state) has no nearby fixed point to find, and the
-  // fallback's map is costly far from one: it is not tried, and its iterations are capped, so
-  // every point costs a bounded multiple of its primary solve.
+  // fallback's map is costly far from one: it is not tried, and its iterations are capped (Newton:
+  // its steps alone, which find a nearby fixed point or fail), so every point costs a bounded
+  // multiple of its primary solve.
   const double scale = 1.0 + (sr.x.size() ? sr.x.cwiseAbs().maxCoeff() : 0.0);
   if (fallback && !sr.summary.converged && std::isfinite(sr.summary.residual) &&
       sr.summary.residual <= kFallbackGate * scale) {
     SolverOptions fo = opt.solver;
     fo.max_iter = std::min(fo.max_iter, kFallbackMaxIter);
+    fo.newton_only = fo.method == Method::Newton;
     SolveResult fb = solve_in_domain(*fallback, sr.x, fo);
     if (fb.summary.converged) {
       fb.summary.iterations += sr.summary.iterations;
@@ -353,6 +355,23 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   // Per task (start, replicate): the solution and values at every parameter.
   std::vector<std::vector<Replicate>> reps(n_tasks, std::vector<Replicate>(n_par));
 
+  // The pilot of each warm chain (CurveOptions::pilot): replicate 0 at the chain's first point.
+  std::vector<SolveResult> pilot(n_start);
+  std::vector<char> has_pilot(n_start, 0);
+  const auto first_index = [&](const CurveStart& st) { return st.direction == Direction::Forward ? 0 : n_par - 1; };
+  if (opt.pilot && R > 1) {
+    parallel_for(static_cast<std::size_t>(n_start), [&](std::size_t kk) {
+      const CurveStart& st = starts[kk];
+      if (!st.warm || interrupt_requested()) return;
+      const int i = first_index(st);
+      const auto sys = model.system(params[i], 0, 0);
+      const auto fb = model.fallback_system(params[i], 0, 0);
+      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], 0, 0, a); };
+      pilot[kk] = solve_with_retry(*sys, st.x0, opt, fb.get(), nullptr, redraw);
+      has_pilot[kk] = 1;
+    });
+  }
+
   // Every (start, replicate) is a task of the one team (solver/parallel.hpp); an exception of a
   // model (e.g. a setting outside what it implements) reaches the caller, never terminates.
   parallel_for(static_cast<std::size_t>(n_tasks), [&](std::size_t tt) {
@@ -387,7 +406,13 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       // a failed replicate's damped retry starts from the last usable point, not from the
       // extrapolation (a far extrapolation can lead the slow iteration through costly states)
       const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], r, 0, a); };
-      res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr, redraw);
+      const bool piloted = k == 0 && has_pilot[t / R];
+      if (piloted && r == 0) {
+        res[i] = pilot[t / R];  // the pilot was this replicate's solve
+      } else {
+        if (piloted && met_tol(pilot[t / R].summary)) x_start = pilot[t / R].x;
+        res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr, redraw);
+      }
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
         radius[i] = ms.radius;

@@ -76,6 +76,13 @@ struct CurveOptions {
   // and on the linear L = 2 curve that led a fallback into states where one pre-integrated pass
   // costs over 1 s (42 s against 17 s for the curve; docs/slr_replica.md).
   bool secant_predictor = false;
+  // Pilot start: the first point of each warm chain is solved for replicate 0 alone first, and
+  // the other replicates start from its solution where it met the tolerance (their fixed points
+  // differ from it by the QMC noise only), instead of each from the chain's x0. A cold start far
+  // from the fixed point costs each replicate tens to hundreds of passes of stalls, retries and
+  // fallbacks (linear attention at alpha = 8, informed start: 326 passes); from the pilot's
+  // solution Newton needs a few. Replicate 0's result is the pilot itself (unchanged).
+  bool pilot = true;
   // Report the spectral radius of dF/dx at every usable replicate (CurvePoint::map_radius;
   // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
   // point without a Jacobian.
@@ -196,7 +203,10 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
 bool usable(const SolveSummary& s, const CurveOptions& opt);
 
 // The fallback is tried only where the first solve ended near a fixed point: residual <=
-// kFallbackGate * (1 + |x|_inf) at its best iterate x; it runs at most kFallbackMaxIter iterations.
+// kFallbackGate * (1 + |x|_inf) at its best iterate x. With Method::Newton it runs the Newton
+// steps alone (solver.newton_steps passes: on the corner grid of docs/slr_replica.md the fallbacks
+// that converged took 4-8 passes, and those that failed 25-64, at 0.1-0.5 s a pass, 88% of the
+// fallbacks' time); with the other methods at most kFallbackMaxIter iterations.
 inline constexpr double kFallbackGate = 0.1;
 inline constexpr int kFallbackMaxIter = 200;
 // The redraw is tried where the first solve stalled with residual <= kRedrawGate (a jump of a

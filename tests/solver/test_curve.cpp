@@ -123,6 +123,26 @@ struct OneJumpModel : CurveModel {
     return std::make_unique<OneJump>(c, a >= first_good ? c + a - first_good + 1.0 : c, eps);
   }
 };
+// F_r(x) = c_r + rho_r (x - c_r), c_r = p + 1e-3 r: replicate 0 contracts at once (rho = 0: at its
+// fixed point after one pass), the others halve their error per pass (rho = 1/2); with cycle0,
+// replicate 0 is the 2-cycle c_0 +- 1/2 instead (no fixed point).
+struct Affine : FixedPointSystem {
+  double c, rho;
+  Affine(double cc, double r) : c(cc), rho(r) {}
+  int dim() const override { return 1; }
+  std::vector<std::string> names() const override { return {"x"}; }
+  Vec map(const Vec& x) const override { return Vec::Constant(1, c + rho * (x[0] - c)); }
+};
+struct PilotModel : CurveModel {
+  bool cycle0;
+  explicit PilotModel(bool cyc) : cycle0(cyc) {}
+  int replicates() const override { return 4; }
+  std::unique_ptr<FixedPointSystem> system(double p, int r, int) const override {
+    const double c = p + 1e-3 * r;
+    if (r == 0 && cycle0) return std::make_unique<TwoCycle>(c, 0.5);
+    return std::make_unique<Affine>(c, r == 0 ? 0.0 : 0.5);
+  }
+};
 }  // namespace
 
 TEST_CASE("Curve driver: a stalled iteration is never converged; within the map's noise it is",
@@ -255,6 +275,49 @@ TEST_CASE("Curve driver: replicates, mean and s.e., refinement to a target", "[c
   pts = run_curve(model, {1.0}, {st}, opt);
   CHECK(pts[0].level == 2);
   CHECK(pts[0].x[0].se == Approx(0.05 / std::sqrt(3.0)).epsilon(1e-9));
+}
+
+TEST_CASE("Curve driver: the pilot start of a warm chain", "[core][solver]") {
+  // PilotModel, plain iteration (mix 1), tol 1e-12, chain start x0 = 0, first point p = 10. Without
+  // the pilot every replicate starts 10 away from its fixed point: at least log2(10 / 1e-12) > 43
+  // passes. With it, replicates 1-3 start from replicate 0's solution c_0, at most 3e-3 away: at
+  // most log2(3e-3 / 1e-12) + 2 < 34 passes; the fixed points are the same, c_r. Where replicate 0
+  // has no fixed point, the others start from x0 as without the pilot.
+  CurveOptions opt;
+  opt.solver.method = Method::Damped;
+  opt.solver.mix = 1.0;
+  opt.solver.tol = 1e-12;
+  for (const Direction dir : {Direction::Forward, Direction::Backward}) {
+    const std::vector<double> ps = dir == Direction::Forward ? std::vector<double>{10.0, 10.5}
+                                                             : std::vector<double>{9.5, 10.0};
+    const std::size_t first = dir == Direction::Forward ? 0 : 1;
+    CurveStart st{"s", Vec::Zero(1), dir, true};
+    PilotModel model(false);
+    opt.pilot = true;
+    const auto on = run_curve(model, ps, {st}, opt);
+    opt.pilot = false;
+    const auto off = run_curve(model, ps, {st}, opt);
+    REQUIRE(on.size() == 2);
+    REQUIRE(off.size() == 2);
+    for (const auto* pts : {&on, &off})
+      for (const auto& p : *pts) {
+        CHECK(p.converged);
+        CHECK(p.x[0].mean == Approx(p.param + 1.5e-3).epsilon(1e-12));
+      }
+    CHECK(on[first].iterations < 34);
+    CHECK(off[first].iterations > 43);
+    CHECK(on[1 - first].iterations == off[1 - first].iterations);  // warm starts alike
+
+    PilotModel cyc(true);
+    opt.pilot = true;
+    const auto c_on = run_curve(cyc, ps, {st}, opt);
+    opt.pilot = false;
+    const auto c_off = run_curve(cyc, ps, {st}, opt);
+    CHECK_FALSE(c_on[first].converged);
+    CHECK(c_on[first].n_converged == 3);
+    CHECK(c_on[first].iterations == c_off[first].iterations);
+    CHECK(c_on[first].x[0].mean == c_off[first].x[0].mean);
+  }
 }
 
 TEST_CASE("Curve driver: the secant predictor starts a linear branch on its fixed point",
