@@ -43,6 +43,22 @@ std::string reason_text(const CurveStatus& s) {
   return to_string(s.reason);
 }
 
+int lowest_free_energy(const std::vector<double>& f, const std::vector<bool>& ok) {
+  int best = -1;
+  double best_f = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 0; b < f.size(); ++b) {
+    if (!ok[b]) continue;
+    if (best < 0) {
+      best = static_cast<int>(b);
+      best_f = std::isnan(f[b]) ? std::numeric_limits<double>::infinity() : f[b];
+    } else if (!std::isnan(f[b]) && f[b] < best_f) {
+      best = static_cast<int>(b);
+      best_f = f[b];
+    }
+  }
+  return best;
+}
+
 bool usable(const SolveSummary& sm, const CurveOptions& opt) {
   return sm.converged || (sm.stalled && sm.residual <= opt.warm_accept);
 }

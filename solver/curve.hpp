@@ -18,10 +18,17 @@
 #include <vector>
 
 #include "integrators/estimate.hpp"
-#include "solver/continuation.hpp"
 #include "solver/fixed_point.hpp"
 
 namespace saddle {
+
+// The way a start walks the swept grid: from its first value up, or from its last down.
+enum class Direction { Forward, Backward };
+
+// Index of the lowest free energy among the candidates with ok[b] (ties and NaN free energies:
+// the first acceptable one, which a later candidate with a finite lower value replaces); -1 if
+// none is acceptable. The curve driver's rule of the preferred start.
+int lowest_free_energy(const std::vector<double>& f, const std::vector<bool>& ok);
 
 // One start of the curve: its initial state, the direction it walks the grid, and whether each
 // point is warm-started from the last accepted point (false: from x0 at every point).

@@ -8,7 +8,7 @@
 
 #include "equations/ridge.hpp"
 #include "integrators/special.hpp"
-#include "solver/continuation.hpp"
+#include "solver/curve.hpp"
 
 using namespace saddle;
 
@@ -73,17 +73,24 @@ TEST_CASE("Ridge closed form agrees with the Marchenko-Pastur resolvent formula"
 }
 
 TEST_CASE("Continuation in alpha reaches the same points, both directions", "[ridge]") {
-  std::vector<double> alphas{0.5, 1.0, 1.5, 2.0, 3.0, 4.0};
-  SolverOptions opt;
-  opt.tol = 1e-12;
-  for (Direction dir : {Direction::Forward, Direction::Backward}) {
-    SystemFactory make = [](double a) {
+  // The curve driver's warm continuation (one replicate) against the closed form.
+  struct RidgeCurve : CurveModel {
+    std::unique_ptr<FixedPointSystem> system(double a, int, int) const override {
       return std::make_unique<ridge::RidgeSystem>(ridge::Params{a, 0.1, 0.25});
-    };
-    auto chain = continuation(make, alphas, ridge::RidgeSystem::cold_start(), opt, dir);
+    }
+  } model;
+  std::vector<double> alphas{0.5, 1.0, 1.5, 2.0, 3.0, 4.0};
+  CurveOptions opt;
+  opt.solver.tol = 1e-12;
+  for (Direction dir : {Direction::Forward, Direction::Backward}) {
+    const CurveStart st{"s", ridge::RidgeSystem::cold_start(), dir, true};
+    const auto chain = run_curve(model, alphas, {st}, opt);
+    REQUIRE(chain.size() == alphas.size());
     for (std::size_t i = 0; i < alphas.size(); ++i) {
-      REQUIRE(chain[i].summary.converged);
-      CHECK(std::fabs(ridge::RidgeSystem({alphas[i], 0.1, 0.25}).evaluate(chain[i].x).test_error -
+      REQUIRE(chain[i].converged);
+      Vec x(static_cast<Eigen::Index>(chain[i].x.size()));
+      for (std::size_t j = 0; j < chain[i].x.size(); ++j) x[static_cast<Eigen::Index>(j)] = chain[i].x[j].mean;
+      CHECK(std::fabs(ridge::RidgeSystem({alphas[i], 0.1, 0.25}).evaluate(x).test_error -
                       ridge::closed_form({alphas[i], 0.1, 0.25}).test_error) < 1e-9);
     }
   }

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
-#include "solver/continuation.hpp"
 #include "solver/curve.hpp"
 #include "solver/fixed_point.hpp"
 
@@ -275,6 +275,17 @@ TEST_CASE("Curve driver: replicates, mean and s.e., refinement to a target", "[c
   pts = run_curve(model, {1.0}, {st}, opt);
   CHECK(pts[0].level == 2);
   CHECK(pts[0].x[0].se == Approx(0.05 / std::sqrt(3.0)).epsilon(1e-9));
+}
+
+TEST_CASE("Curve driver: the lowest free energy among the acceptable starts", "[core][solver]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(lowest_free_energy({1.0, -2.0, 0.5}, {true, true, true}) == 1);
+  CHECK(lowest_free_energy({1.0, -2.0, 0.5}, {true, false, true}) == 2);
+  CHECK(lowest_free_energy({nan, 3.0}, {true, true}) == 1);  // a finite value replaces an unknown one
+  CHECK(lowest_free_energy({nan, nan}, {true, true}) == 0);  // unknown: the first acceptable
+  CHECK(lowest_free_energy({2.0, 2.0}, {true, true}) == 0);  // ties: the first
+  CHECK(lowest_free_energy({1.0}, {false}) == -1);
+  CHECK(lowest_free_energy({}, {}) == -1);
 }
 
 TEST_CASE("Curve driver: the pilot start of a warm chain", "[core][solver]") {

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "solver/continuation.hpp"
 #include "solver/curve.hpp"
 #include "solver/fixed_point.hpp"
 
