@@ -116,4 +116,3 @@ double replica_test_error(const ReplicaSetting& set, const double* P);
 }  // namespace slr
 }  // namespace saddle
 
-#include "equations/slr_replica_curve.hpp"  // the curves (replica_curve), part of the model's API

@@ -271,7 +271,7 @@ inline void node_derivs(ProxAct act, bool k_active, const DrawState& st, const D
                         const JacobianBlocks<L>& jb, const VecL<L>& chi, const LineTerms<L>& lt,
                         bool want_jd, Eigen::Matrix<double, kNodeSums, 6>& dG) {
   dG.setZero();
-  double J0[4];
+  double J0[4] = {0.0, 0.0, 0.0, 0.0};  // read only with want_jd
   if (want_jd) j_rows<L>(jb, k_active, lt, J0);
   for (int j = 0; j < 6; ++j) {
     const VecL<L> ac = dd.dwc[j] + (j == 2 ? 1.0 : 0.0) * gk;

@@ -13,6 +13,7 @@
 #include "equations/slr_model.hpp"
 #include "equations/slr_population.hpp"
 #include "equations/slr_replica.hpp"
+#include "equations/slr_replica_curve.hpp"
 #include "equations/slr_replica_prox.hpp"
 #include "mc/slr_reference.hpp"
 #include "solver/interrupt.hpp"

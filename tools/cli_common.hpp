@@ -18,16 +18,13 @@
 #include "solver/curve.hpp"
 #include "solver/fixed_point.hpp"
 #include "solver/interrupt.hpp"
+#include "tools/input_error.hpp"
 
 namespace saddle {
 
 // The fields of `s` between the separators `sep` (n separators give n + 1 fields; "" gives one
 // empty field).
 std::vector<std::string> split(const std::string& s, char sep);
-
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Exit codes of `saddle` (README "Errors and exit codes"): 0 ok, 1 a validation disagreement (or
 // an internal error), 2 bad input, 3 a point did not converge under --strict, 4 a late failure

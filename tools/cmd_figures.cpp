@@ -26,6 +26,7 @@
 #include <set>
 
 #include "tools/cli_common.hpp"
+#include "tools/figures_panels.hpp"
 #include "tools/figures_rows.hpp"
 #include "tools/number_text.hpp"
 #include "tools/file_io.hpp"

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "equations/slr_replica.hpp"
+#include "equations/slr_replica_curve.hpp"
 #include "tools/cli_common.hpp"
 #include "tools/cmd_slr.hpp"
 #include "tools/cmd_slr_rsb.hpp"

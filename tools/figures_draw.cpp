@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "tools/figures_rows.hpp"

@@ -8,7 +8,7 @@
 // the list key. Sources: theory (solid line), bayes (dashed), replica (the replica prediction at
 // the markers' finite alpha: crosses), mc (simulation markers with error bars; `ref` = the source
 // its z-scores are computed against).
-#include "tools/cmd_figures.hpp"
+#include "tools/figures_panels.hpp"
 
 namespace saddle {
 

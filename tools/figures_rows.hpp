@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/cmd_figures.hpp"
+#include "tools/figures_panels.hpp"
 
 namespace saddle {
 namespace figures {

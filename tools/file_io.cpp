@@ -12,7 +12,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "tools/cli_common.hpp"
+#include "tools/input_error.hpp"
 
 namespace saddle {
 namespace file_io {

@@ -18,8 +18,8 @@
 #include "tools/cli_common.hpp"
 #include "tools/csv.hpp"
 #include "tools/file_io.hpp"
+#include "tools/grid_job.hpp"
 #include "tools/number_text.hpp"
-#include "tools/runner.hpp"
 
 namespace saddle {
 namespace grid_files {
@@ -120,6 +120,29 @@ bool parse_shard_line(const std::string& text_in, ShardLine& out) {
   out.chains = c;
   out.rows = r;
   return true;
+}
+
+std::string canonical_command_line() {
+  static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
+                                                   "--plot-x", "--plot-y", "--plot-z", "--plot-by",
+                                                   "--plot-diff", "--plot-title", "--plot-timeout"};
+  static const std::vector<std::string> flags{"--resume", "--no-progress"};
+  const auto& a = command_args();
+  std::string s;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::string name = a[i].substr(0, a[i].find('='));
+    bool skip = false;
+    for (const auto& f : flags) skip = skip || a[i] == f;
+    for (const auto& w : with_value)
+      if (name == w) {
+        skip = true;
+        if (a[i].find('=') == std::string::npos) ++i;  // value in the next token
+      }
+    if (skip) continue;
+    bool quote = a[i].empty() || a[i].find_first_of(" \t\"'$") != std::string::npos;
+    s += (s.empty() ? "" : " ") + (quote ? "'" + a[i] + "'" : a[i]);
+  }
+  return s;
 }
 
 std::vector<std::string> header_lines(const GridJob& job, const Shard& sh, std::size_t lo, std::size_t hi) {

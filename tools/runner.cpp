@@ -236,29 +236,6 @@ void (*StopSignals::install(int sig))(int) {
   return SIG_ERR;  // not ours to replace
 }
 
-std::string canonical_command_line() {
-  static const std::vector<std::string> with_value{"--out", "--plot", "--shard", "--threads", "--cache",
-                                                   "--plot-x", "--plot-y", "--plot-z", "--plot-by",
-                                                   "--plot-diff", "--plot-title", "--plot-timeout"};
-  static const std::vector<std::string> flags{"--resume", "--no-progress"};
-  const auto& a = command_args();
-  std::string s;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    std::string name = a[i].substr(0, a[i].find('='));
-    bool skip = false;
-    for (const auto& f : flags) skip = skip || a[i] == f;
-    for (const auto& w : with_value)
-      if (name == w) {
-        skip = true;
-        if (a[i].find('=') == std::string::npos) ++i;  // value in the next token
-      }
-    if (skip) continue;
-    bool quote = a[i].empty() || a[i].find_first_of(" \t\"'$") != std::string::npos;
-    s += (s.empty() ? "" : " ") + (quote ? "'" + a[i] + "'" : a[i]);
-  }
-  return s;
-}
-
 namespace {
 void add_plot_flags(CLI::App* sub, std::string& png, PlotOptions& o) {
   sub->add_option("--plot", png, "Also draw a PNG figure of the result (gnuplot; absent or a regular file, not --out)")->group("Output");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tools/cli_common.hpp"
+#include "tools/grid_job.hpp"
 #include "tools/plot.hpp"
 
 namespace saddle {
@@ -36,27 +37,6 @@ struct RunOptions {
   PlotOptions plot_options;
 };
 void add_run_options(CLI::App* sub, RunOptions& r);
-
-struct Chain {
-  std::string key;   // parameter values of the chain, for the cache (e.g. "lambda=0.1;alpha=1|2")
-  std::size_t size;  // number of rows it produces
-};
-
-struct GridJob {
-  std::vector<std::string> columns;
-  std::vector<std::pair<std::string, std::string>> settings;  // '# key: value' header lines
-  std::vector<std::string> sweep;  // swept parameter columns: '# sweep: a, b' (plots group by them)
-  std::vector<Chain> chains;
-  // Rows of chain c, in order; must be deterministic and thread-safe (called concurrently).
-  std::function<std::vector<std::vector<std::string>>(std::size_t c)> run_chain;
-  // Optional, for --resume: the leading fields (the parameters, as written) of row k of chain c,
-  // without computing it. Where given, every kept row is checked to sit at its place in the grid.
-  std::function<std::vector<std::string>(std::size_t c, std::size_t k)> row_key;
-  // For --resume: the columns past the row key that hold text (a label, a verdict, a path). Every
-  // other cell past the row key must be a number (inf allowed) or empty, or the row is refused.
-  std::vector<std::string> text_columns;
-  PlotHints plot;  // what a default plot shows
-};
 
 // Runs the job according to `r` and writes the CSV (and the plot). Throws InputError for bad
 // run options (malformed --shard, --resume without --out, a resume file made differently,
@@ -182,9 +162,5 @@ void write_table(const CsvTable& table, const std::string& out, const TablePlot&
 void register_merge(CLI::App& app);
 // `saddle plot CSV --out PNG [...]`: plots an existing CSV.
 void register_plot(CLI::App& app);
-
-// The command line without the run-only options (--out, --resume, --shard, --threads,
-// --no-progress, --cache, --plot*), as recorded in headers so shards and resumes compare equal.
-std::string canonical_command_line();
 
 }  // namespace saddle

@@ -13,6 +13,7 @@
 
 #include "equations/slr_bayes.hpp"
 #include "equations/slr_replica.hpp"
+#include "equations/slr_replica_curve.hpp"
 #include "integrators/quadrature.hpp"
 #include "integrators/special.hpp"
 

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "equations/slr_replica.hpp"
+#include "equations/slr_replica_curve.hpp"
 
 using namespace saddle;
 using namespace saddle::slr;

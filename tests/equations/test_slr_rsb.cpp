@@ -17,6 +17,7 @@
 #include <cmath>
 #include <functional>
 
+#include "equations/slr_replica_curve.hpp"
 #include "equations/slr_rsb.hpp"
 #include "solver/fixed_point.hpp"
 

@@ -22,6 +22,7 @@
 #include "saddle_version.hpp"
 #include "tools/app.hpp"
 #include "tools/cli_common.hpp"
+#include "tools/grid_files.hpp"
 #include "tools/runner.hpp"
 
 using namespace saddle;
@@ -175,7 +176,7 @@ TEST_CASE("canonical_command_line drops the run-only options", "[tools][runner]"
   set_args({"/opt/bin/saddle", "slr", "--alpha", "1,2", "--out", "f.csv", "--shard=0/2", "--resume",
             "--threads", "4", "--no-progress", "--cache", "dir", "--plot", "a.png", "--plot-title=T x",
             "--strict", "--tol", "1e-9"});
-  CHECK(canonical_command_line() == "saddle slr --alpha 1,2 --strict --tol 1e-9");
+  CHECK(grid_files::canonical_command_line() == "saddle slr --alpha 1,2 --strict --tol 1e-9");
   fresh_process_state();
 }
 
