@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace saddle {
 
@@ -172,6 +173,18 @@ SolveResult solve_with_retry(const FixedPointSystem& sys, const Vec& start, cons
 }
 
 namespace {
+
+// Replicate r's solve at (param, level) by solve_with_retry, with the model's fallback and
+// redraw of that replicate; sys is model.system(param, r, level).
+SolveResult solve_replicate(const CurveModel& model, const FixedPointSystem& sys, double param, int r,
+                            int level, const Vec& start, const CurveOptions& opt, const Vec* retry_start) {
+  const auto fb = model.fallback_system(param, r, level);
+  const RedrawFn redraw = [&](int a) { return model.redraw_system(param, r, level, a); };
+  return solve_with_retry(sys, start, opt, fb.get(), retry_start, redraw);
+}
+
+// The parameter index of the k-th point of a chain that walks n_par points in direction dir.
+int chain_index(Direction dir, int k, int n_par) { return dir == Direction::Forward ? k : n_par - 1 - k; }
 
 struct Replicate {
   SolveResult res;  // x projected
@@ -372,19 +385,14 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
   std::vector<std::vector<Replicate>> reps(n_tasks, std::vector<Replicate>(n_par));
 
   // The pilot of each warm chain (CurveOptions::pilot): replicate 0 at the chain's first point.
-  std::vector<SolveResult> pilot(n_start);
-  std::vector<char> has_pilot(n_start, 0);
-  const auto first_index = [&](const CurveStart& st) { return st.direction == Direction::Forward ? 0 : n_par - 1; };
+  std::vector<std::optional<SolveResult>> pilot(n_start);
   if (opt.pilot && R > 1) {
     parallel_for(static_cast<std::size_t>(n_start), [&](std::size_t kk) {
       const CurveStart& st = starts[kk];
       if (!st.warm || interrupt_requested()) return;
-      const int i = first_index(st);
+      const int i = chain_index(st.direction, 0, n_par);
       const auto sys = model.system(params[i], 0, 0);
-      const auto fb = model.fallback_system(params[i], 0, 0);
-      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], 0, 0, a); };
-      pilot[kk] = solve_with_retry(*sys, st.x0, opt, fb.get(), nullptr, redraw);
-      has_pilot[kk] = 1;
+      pilot[kk] = solve_replicate(model, *sys, params[i], 0, 0, st.x0, opt, nullptr);
     });
   }
 
@@ -401,12 +409,11 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
     const bool need_radius = opt.map_radius || st.escape > 0.0;
     Vec start = st.x0;
     // the parameter index of the k-th point of the chain
-    const auto at = [&](int k) { return st.direction == Direction::Forward ? k : n_par - 1 - k; };
+    const auto at = [&](int k) { return chain_index(st.direction, k, n_par); };
     for (int k = 0; k < n_par; ++k) {
       if (interrupt_requested()) break;  // polled, not thrown: this runs inside OpenMP
       const int i = at(k);
       const auto sys = model.system(params[i], r, 0);
-      const auto fb = model.fallback_system(params[i], r, 0);
       Vec x_start = st.warm ? start : st.x0;
       bool predicted = false;
       if (st.warm && opt.secant_predictor && k >= 2) {
@@ -421,13 +428,12 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       }
       // a failed replicate's damped retry starts from the last usable point, not from the
       // extrapolation (a far extrapolation can lead the slow iteration through costly states)
-      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], r, 0, a); };
-      const bool piloted = k == 0 && has_pilot[t / R];
-      if (piloted && r == 0) {
-        res[i] = pilot[t / R];  // the pilot was this replicate's solve
+      const std::optional<SolveResult>& pl = pilot[t / R];
+      if (k == 0 && pl && r == 0) {
+        res[i] = *pl;  // the pilot was this replicate's solve
       } else {
-        if (piloted && met_tol(pilot[t / R].summary)) x_start = pilot[t / R].x;
-        res[i] = solve_with_retry(*sys, x_start, opt, fb.get(), predicted ? &start : nullptr, redraw);
+        if (k == 0 && pl && met_tol(pl->summary)) x_start = pl->x;
+        res[i] = solve_replicate(model, *sys, params[i], r, 0, x_start, opt, predicted ? &start : nullptr);
       }
       if (need_radius && usable(res[i].summary, opt)) {
         const MapSpectrum ms = spectrum_at(*sys, res[i].x);
@@ -512,9 +518,7 @@ std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& 
       const int j = todo[u / R], r = u % R;
       const int k = j / n_par, i = j % n_par;
       const auto sys = model.system(params[i], r, level);
-      const auto fb = model.fallback_system(params[i], r, level);
-      const RedrawFn redraw = [&](int a) { return model.redraw_system(params[i], r, level, a); };
-      SolveResult sr = solve_with_retry(*sys, reps[k * R + r][i].res.x, opt, fb.get(), nullptr, redraw);
+      SolveResult sr = solve_replicate(model, *sys, params[i], r, level, reps[k * R + r][i].res.x, opt, nullptr);
       sys->project(sr.x);
       fine[u].values = values_in_domain(model, *sys, sr);
       if (opt.map_radius || starts[k].escape > 0.0)

@@ -87,11 +87,9 @@ class ChainCache {
   std::size_t ncols_ = 0;
 };
 
-
 // The command line without the run-only options (--out, --resume, --shard, --threads,
 // --no-progress, --cache, --plot*), as recorded in headers so shards and resumes compare equal.
 std::string canonical_command_line();
 
 }  // namespace grid_files
-
 }  // namespace saddle

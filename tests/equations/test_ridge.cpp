@@ -3,6 +3,7 @@
 // finite-size ridge simulation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -80,6 +81,9 @@ TEST_CASE("Continuation in alpha reaches the same points, both directions", "[ri
     }
   } model;
   std::vector<double> alphas{0.5, 1.0, 1.5, 2.0, 3.0, 4.0};
+  const auto names = ridge::RidgeSystem({1.0, 0.1, 0.25}).observable_names();
+  const std::size_t k_test = std::find(names.begin(), names.end(), "test_error") - names.begin();
+  REQUIRE(k_test < names.size());
   CurveOptions opt;
   opt.solver.tol = 1e-12;
   for (Direction dir : {Direction::Forward, Direction::Backward}) {
@@ -88,10 +92,7 @@ TEST_CASE("Continuation in alpha reaches the same points, both directions", "[ri
     REQUIRE(chain.size() == alphas.size());
     for (std::size_t i = 0; i < alphas.size(); ++i) {
       REQUIRE(chain[i].converged);
-      Vec x(static_cast<Eigen::Index>(chain[i].x.size()));
-      for (std::size_t j = 0; j < chain[i].x.size(); ++j) x[static_cast<Eigen::Index>(j)] = chain[i].x[j].mean;
-      CHECK(std::fabs(ridge::RidgeSystem({alphas[i], 0.1, 0.25}).evaluate(x).test_error -
-                      ridge::closed_form({alphas[i], 0.1, 0.25}).test_error) < 1e-9);
+      CHECK(std::fabs(chain[i].values[k_test].mean - ridge::closed_form({alphas[i], 0.1, 0.25}).test_error) < 1e-9);
     }
   }
 }
