@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "integrators/quadrature.hpp"
@@ -277,8 +279,8 @@ double bayes_spiked_test_error(const BayesSetting& set, double Q_k, double Q_v) 
 }
 
 BayesSystem::BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
-                         int replicate)
-    : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate) {}
+                         int replicate, double e_bayes)
+    : set_(std::move(set)), alpha_(alpha), pts_(std::move(pts)), r_(replicate), e_bayes_(e_bayes) {}
 
 Vec BayesSystem::map(const Vec& x) const {
   Vec xp = x;
@@ -311,6 +313,7 @@ BayesValues<double> BayesSystem::evaluate(const Vec& x) const {
   v.B_hat = c.B_hat;
   v.test_error = set_.task == Task::Spiked ? bayes_spiked_test_error(set_, xp(0), xp(1))
                                            : 1.0 - 2.0 * xp(1) * c.B_hat + xp(1) * c.A_hat;
+  v.e_bayes = e_bayes_;
   return v;
 }
 
@@ -331,44 +334,34 @@ BayesCurveOptions::BayesCurveOptions() {
   retry = false;
 }
 
+std::vector<std::string> BayesSystem::observable_names() const {
+  std::vector<std::string> n;
+  BayesValues<double>().visit_observables([&](const char* name, double) { n.push_back(name); });
+  return n;
+}
+
+BayesModel::BayesModel(const BayesSetting& set)
+    : set_(set),
+      pts_(std::make_shared<const SobolGaussian>(bayes_qmc_dim(set), set.n_points, set.replicates,
+                                                 set.seed)),
+      e_bayes_(bayes_risk(set.task, bayes_lengths(set), set.nu)) {}
+
+BayesModel::BayesModel(const ParamValues& p) : BayesModel(setting_of(p)) {}
+
+std::unique_ptr<FixedPointSystem> BayesModel::system(double alpha, int r, int) const {
+  return std::make_unique<BayesSystem>(set_, alpha, pts_, r, e_bayes_);
+}
+
+bool BayesModel::distinct(const CurvePoint& a, const CurvePoint& b) const {
+  for (std::size_t j = 0; j < a.x.size(); ++j)  // the state (Q_k, Q_v)
+    if (std::abs(b.x[j].mean - a.x[j].mean) > 4.0 * std::hypot(b.x[j].se, a.x[j].se) + 1e-3)
+      return true;
+  return false;
+}
+
 namespace {
-
-// The state evolution as the curve driver sees it: one point set, systems per (alpha,
-// replicate), coexistence (hard phase) by Q_k or Q_v; no free energy, no refinement.
-class BayesCurveModel : public CurveModel {
- public:
-  explicit BayesCurveModel(const BayesSetting& set)
-      : set_(set),
-        pts_(std::make_shared<const SobolGaussian>(bayes_qmc_dim(set), set.n_points,
-                                                   set.replicates, set.seed)) {}
-  int replicates() const override { return set_.replicates; }
-  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int) const override {
-    return std::make_unique<BayesSystem>(set_, alpha, pts_, r);
-  }
-  bool distinct(const CurvePoint& a, const CurvePoint& b) const override {
-    for (std::size_t j = 0; j < a.x.size(); ++j)  // the state (Q_k, Q_v)
-      if (std::abs(b.x[j].mean - a.x[j].mean) > 4.0 * std::hypot(b.x[j].se, a.x[j].se) + 1e-3)
-        return true;
-    return false;
-  }
-
- private:
-  BayesSetting set_;
-  std::shared_ptr<const SobolGaussian> pts_;
-};
-
-}  // namespace
-
-std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas_in,
-                                    const std::vector<BayesInit>& inits,
-                                    const BayesCurveOptions& opt) {
-  validate(set);
-  std::vector<double> alphas = alphas_in;
-  std::sort(alphas.begin(), alphas.end());
-  BayesCurveModel model(set);
-  // A fresh start at every alpha (the scheme of §5). Warm starts are not used: in noiseless
-  // spiked-SLR Q_v = 1 is a fixed point at every alpha but unstable for alpha < 1, and a warm
-  // start from Q_v = 1 - 1e-12 would stay there within any absolute tolerance.
+// The starts of §5 (informed, uninformed), in BayesInit order.
+std::vector<CurveStart> bayes_starts(const std::vector<BayesInit>& inits) {
   std::vector<CurveStart> starts;
   for (BayesInit init : inits) {
     CurveStart st;
@@ -379,7 +372,112 @@ std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<d
     st.warm = false;
     starts.push_back(st);
   }
-  const std::vector<CurvePoint> cps = run_curve(model, alphas, starts, opt);
+  return starts;
+}
+}  // namespace
+
+std::vector<CurveStart> BayesModel::starts(const ParamValues&) {
+  return bayes_starts({BayesInit::Informed, BayesInit::Uninformed});
+}
+
+BayesSetting BayesModel::setting_of(const ParamValues& p) {
+  BayesSetting s;
+  s.task = parse_task(p.text("task"));
+  s.nu = p("nu");
+  s.delta = p("delta");
+  s.n_points = static_cast<int>(p("points"));
+  s.replicates = static_cast<int>(p("replicates"));
+  const std::string& seed = p.text("seed");
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long sv = std::strtoull(seed.c_str(), &end, 10);
+  if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+      errno == ERANGE)
+    throw std::invalid_argument("--seed: '" + seed + "' is not an integer in [0, 2^64 - 1]");
+  s.seed = static_cast<std::uint64_t>(sv);
+  s.inner_nodes = static_cast<int>(p("inner_nodes"));
+  s.L = static_cast<int>(p("L"));
+  const std::string& dist = p.text("L_dist");
+  if (!dist.empty()) {
+    // A comma list of integers in [1, 8] (checked by check()).
+    std::size_t pos = 0;
+    while (pos <= dist.size()) {
+      const std::size_t comma = std::min(dist.find(',', pos), dist.size());
+      const std::string field = dist.substr(pos, comma - pos);
+      std::size_t used = 0;
+      int L = 0;
+      try {
+        L = std::stoi(field, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (field.empty() || used != field.size() || L < 1 || L > kMaxBL)
+        throw std::invalid_argument("--L-dist: '" + field + "' is not an integer in [1, " +
+                                    std::to_string(kMaxBL) + "]");
+      s.lengths.push_back(L);
+      pos = comma + 1;
+    }
+    s.L = s.lengths.front();
+  }
+  return s;
+}
+
+void BayesModel::check(const ParamValues& p) {
+  const BayesSetting s = setting_of(p);
+  if (std::isinf(s.nu) && s.task != Task::Max)
+    throw std::invalid_argument("--nu: inf only with --task max");
+  if (static_cast<double>(s.n_points) * s.replicates > double(1 << 24))
+    throw std::invalid_argument("--points x --replicates: must be <= 16777216");
+  validate(s);
+}
+
+ModelCard BayesModel::card() {
+  ModelCard c;
+  c.command = "slr bayes";
+  c.summary = "Bayes-optimal error vs alpha: state evolution from an informed and an uninformed start, hard-phase check";
+  c.equations = "docs/equations/slr_bayes.md §5, (S23)-(S25)";
+  c.observables_note =
+      "test_error = (S25) for spiked, 1 - 2 Q_v B_hat + Q_v A_hat for max; A_hat = B_hat is the "
+      "Nishimori identity; e_bayes = population Bayes risk (S9), the alpha -> inf limit; channel "
+      "expectations by Sobol QMC (§7b), points x replicates random shifts, one fixed point per "
+      "replicate, values mean and _se over replicates";
+  ParamDomain L = interval_domain(1, kMaxBL), nu = interval_domain(0, kSlrMaxNu),
+              alpha = interval_domain(kSlrMinAlpha, kSlrMaxAlpha), points = interval_domain(16, 1 << 22),
+              replicates = interval_domain(2, 1024), inner = interval_domain(0, 200);
+  for (ParamDomain* d : {&L, &points, &replicates, &inner}) d->integer = true;
+  nu.allow_inf = true;
+  c.params = {
+      {"task", "spiked", {}, "The task", {"spiked", "max"}},
+      {"L", "2", L, "Number of tokens (max-SLR at finite nu: 1..4)"},
+      {"nu", "2", nu, "Signal strength nu (inf only for max)"},
+      {"delta", "0", interval_domain(0, kSlrMaxScale), "Noise variance Delta"},
+      {"alpha", "0.5:8:16", alpha, "Sample ratio N/D"},
+      {"points", "8192", points, "QMC points per replicate (§7b); points x replicates <= 2^24"},
+      {"replicates", "8", replicates, "QMC random shifts R (error bars need R >= 2)"},
+      {"inner_nodes", "0", inner, "Gauss-Hermite nodes per axis for G_eps in max-SLR (0: automatic)"}};
+  c.settings = {{"seed", "1", "Seed of the random shifts, an integer in [0, 2^64 - 1]"},
+                {"L_dist", "",
+                 "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, observed by "
+                 "the BO predictor (docs/equations/slr_population.md §1.4); stands in for --L",
+                 "L"}};
+  c.continuation = "alpha";
+  c.plot_y = "test_error";
+  c.plot_references = {"e_bayes"};
+  c.coexist_column = "hard_phase";
+  return c;
+}
+
+std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<double>& alphas_in,
+                                    const std::vector<BayesInit>& inits,
+                                    const BayesCurveOptions& opt) {
+  validate(set);
+  std::vector<double> alphas = alphas_in;
+  std::sort(alphas.begin(), alphas.end());
+  BayesModel model(set);
+  // A fresh start at every alpha (the scheme of §5). Warm starts are not used: in noiseless
+  // spiked-SLR Q_v = 1 is a fixed point at every alpha but unstable for alpha < 1, and a warm
+  // start from Q_v = 1 - 1e-12 would stay there within any absolute tolerance.
+  const std::vector<CurvePoint> cps = run_curve(model, alphas, bayes_starts(inits), opt);
   std::vector<BayesPoint> out;
   for (const CurvePoint& c : cps) {
     BayesPoint p;

@@ -18,6 +18,7 @@
 #include "integrators/qmc.hpp"
 #include "integrators/quadrature.hpp"
 #include "solver/curve.hpp"
+#include "solver/model_card.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -73,14 +74,16 @@ struct BayesValues {
   T Qhat_k{}, Qhat_v{};                    // (S24)
   T A_hat{}, B_hat{};                      // E sum pihat^2, E pihat_{eps*}; Nishimori: equal
   T test_error{};  // (S25) for spiked; 1 - 2 Q_v Bhat + Q_v Ahat for max
+  T e_bayes{};     // population Bayes risk (S9): the alpha -> inf limit of test_error
 
   template <class F> void visit_state(F&& f) {
     f("Q_k", Q_k);
     f("Q_v", Q_v);
   }
   template <class F> void visit_observables(F&& f) {
-    f("Qhat_k", Qhat_k); f("Qhat_v", Qhat_v); f("A_hat", A_hat); f("B_hat", B_hat);
     f("test_error", test_error);
+    f("Qhat_k", Qhat_k); f("Qhat_v", Qhat_v); f("A_hat", A_hat); f("B_hat", B_hat);
+    f("e_bayes", e_bayes);
   }
   template <class F> void visit(F&& f) {
     visit_state(f);
@@ -92,15 +95,14 @@ struct BayesValues {
 // BayesValues in its order.
 class BayesSystem : public FixedPointSystem {
  public:
+  // e_bayes: bayes_risk() of the setting, reported as an observable (computed once per curve).
   BayesSystem(BayesSetting set, double alpha, std::shared_ptr<const SobolGaussian> pts,
-              int replicate);
+              int replicate, double e_bayes);
   int dim() const override { return 2; }
   std::vector<std::string> names() const override { return {"Q_k", "Q_v"}; }
   Vec map(const Vec& x) const override;
   void project(Vec& x) const override;
-  std::vector<std::string> observable_names() const override {
-    return {"Qhat_k", "Qhat_v", "A_hat", "B_hat", "test_error"};
-  }
+  std::vector<std::string> observable_names() const override;
   Vec observables(const Vec& x) const override;
   // Every value at the state x (projected first), named.
   BayesValues<double> evaluate(const Vec& x) const;
@@ -110,6 +112,7 @@ class BayesSystem : public FixedPointSystem {
   double alpha_;
   std::shared_ptr<const SobolGaussian> pts_;
   int r_;
+  double e_bayes_;
 };
 
 // BO test error at (Q_k, Q_v) in spiked-SLR, (S25), via population_risk().
@@ -129,6 +132,31 @@ struct BayesPoint : CurveStatus, BayesValues<Estimate> {
 // Damped, mix 0.5, tol 1e-7 (docs/equations/slr_bayes.md §5), max_iter 1000, no retry.
 struct BayesCurveOptions : CurveOptions {
   BayesCurveOptions();
+};
+
+// The state evolution as a model of the generic subcommand (solver/model_card.hpp): `saddle slr
+// bayes`. Parameters task, L, nu, delta, alpha (continuation), points, replicates, inner_nodes;
+// settings seed (64 bits) and L_dist (stands in for L); starts informed Q = (0.999, 0.999) and uninformed
+// Q = (1e-3, 1e-3), fresh at every alpha (no warm starts: see slr_bayes.cpp); coexistence of
+// the two (the hard phase) by Q_k or Q_v more than 4 s.e. + 1e-3 apart.
+class BayesModel : public CurveModel {
+ public:
+  static ModelCard card();
+  explicit BayesModel(const ParamValues& p);
+  explicit BayesModel(const BayesSetting& set);
+  static std::vector<CurveStart> starts(const ParamValues& p);
+  static void check(const ParamValues& p);  // throws std::invalid_argument
+  static CurveOptions curve_options() { return BayesCurveOptions(); }
+  static BayesSetting setting_of(const ParamValues& p);
+
+  int replicates() const override { return set_.replicates; }
+  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int level) const override;
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override;
+
+ private:
+  BayesSetting set_;
+  std::shared_ptr<const SobolGaussian> pts_;
+  double e_bayes_;
 };
 
 // Informed start Q = (0.999, 0.999) and uninformed Q = (1e-3, 1e-3) (§5 scheme), a fresh start

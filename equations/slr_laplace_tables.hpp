@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "equations/slr_population.hpp"
+#include "equations/slr_model.hpp"
 #include "integrators/special.hpp"
 
 namespace saddle {

@@ -2,6 +2,7 @@
 // The population functions declared in slr_model.hpp live in equations/slr_population.cpp.
 #include "equations/slr_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -44,6 +45,27 @@ double c_nu(Task task, double nu) {
     return std::sqrt(nu);
   }
   return nu;
+}
+
+PopulationAccuracy PopulationAccuracy::refined(double factor) const {
+  PopulationAccuracy r = *this;
+  r.h_tau /= factor;
+  r.h_x /= factor;
+  r.steep /= factor;
+  r.tail += 5.0 * std::log2(std::max(factor, 1.0));
+  r.x_tail += 1.0 * std::log2(std::max(factor, 1.0));
+  return r;
+}
+
+PopulationAccuracy PopulationAccuracy::coarse() {
+  PopulationAccuracy r;
+  r.h_tau = 0.5;
+  r.h_x = 0.2;
+  r.steep = 0.5;
+  r.tail = 22.0;
+  r.x_tail = 8.5;
+  r.coarse_2d = 1.0;
+  return r;
 }
 
 }  // namespace slr

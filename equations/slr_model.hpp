@@ -2,6 +2,7 @@
 // population-level interface shared by the population module (§3, §7a), the replica module (§4,
 // its test error is (S7)) and the Monte Carlo module.
 #pragma once
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,38 @@ struct PopulationSetting {
   Activation activation = Activation::Softmax;
   double erf_b = 0.0;
 };
+
+// Quadrature resolution of the §7a reductions. Defaults reach ~1e-10 relative on A, B (the tests
+// compare with refine = 2). All grids are trapezoid rules, exponentially convergent here.
+struct PopulationAccuracy {
+  double h_tau = 0.25;      // step of the log-Laplace variable tau = log t (and log u)
+  double h_x = 0.1;         // largest step of a Gaussian variable (x in N(0,1) units)
+  double steep = 0.25;      // h_x * (steepness of the activation in x) is kept below this
+  double tail = 30.0;       // Laplace integrals truncated where the integrand is < e^-tail
+  double x_tail = 10.0;     // Gaussian variables truncated at +- x_tail standard deviations
+  double coarse_2d = 1.6;   // the 2-D max-SLR B (S30) uses h_tau, h_x, steep times this factor
+  // All steps divided by `factor`, tails widened (for refinement tests).
+  PopulationAccuracy refined(double factor) const;
+  // A cheap setting (~1e-6) for bracketing in the optimiser.
+  static PopulationAccuracy coarse();
+};
+
+// A, B and, for normalised activations, the complements cA = 1 - A, cB = 1 - B computed without
+// cancellation ((S28) and its analogue for B); NaN for element-wise activations.
+struct ABDetail {
+  double A = 0.0;
+  double B = 0.0;
+  double cA = 0.0;
+  double cB = 0.0;
+  // A - B^2 as a sum of positive terms, 2 E[sum_{l != eps*} s_l^2] + E[sum_{l != j, both != eps*}
+  // s_l s_j] - (1 - B)^2 (§3.4 (S8a)); spiked-SLR with a normalised activation, else NaN.
+  double dAB = std::numeric_limits<double>::quiet_NaN();
+};
+
+// Domain of the replica models (`slr erm`, `slr bayes`): alpha in [1e-3, 1e4], finite nu <= 1e3,
+// lambda and delta <= 1e4 (README "Errors and exit codes"). Beyond it the channel integrals
+// over/underflow (alpha = 1e308 makes the conjugate overlaps inf, nu = 1e300 the residual).
+constexpr double kSlrMinAlpha = 1e-3, kSlrMaxAlpha = 1e4, kSlrMaxNu = 1e3, kSlrMaxScale = 1e4;
 
 // A = E[sum_l s_l^2], B = E[s_{eps*}] at (m_k, q_k), q_k >= m_k^2 (S7), averaged over the length law.
 struct AB {

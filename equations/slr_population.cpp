@@ -32,27 +32,6 @@ std::string fmt_num(double v) {
 }
 }  // namespace
 
-PopulationAccuracy PopulationAccuracy::refined(double factor) const {
-  PopulationAccuracy r = *this;
-  r.h_tau /= factor;
-  r.h_x /= factor;
-  r.steep /= factor;
-  r.tail += 5.0 * std::log2(std::max(factor, 1.0));
-  r.x_tail += 1.0 * std::log2(std::max(factor, 1.0));
-  return r;
-}
-
-PopulationAccuracy PopulationAccuracy::coarse() {
-  PopulationAccuracy r;
-  r.h_tau = 0.5;
-  r.h_x = 0.2;
-  r.steep = 0.5;
-  r.tail = 22.0;
-  r.x_tail = 8.5;
-  r.coarse_2d = 1.0;
-  return r;
-}
-
 namespace detail {
 void check_lengths(const std::vector<int>& lengths) {
   if (lengths.empty()) throw std::invalid_argument("SLR population: empty length set");

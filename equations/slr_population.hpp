@@ -60,33 +60,6 @@ double population_max_mk(const PopulationSetting& set, double dq_k);
 // computed).
 void check_population_domain(const PopulationSetting& set, double m_k, double q_k);
 
-// Quadrature resolution of the §7a reductions. Defaults reach ~1e-10 relative on A, B (the tests
-// compare with refine = 2). All grids are trapezoid rules, exponentially convergent here.
-struct PopulationAccuracy {
-  double h_tau = 0.25;      // step of the log-Laplace variable tau = log t (and log u)
-  double h_x = 0.1;         // largest step of a Gaussian variable (x in N(0,1) units)
-  double steep = 0.25;      // h_x * (steepness of the activation in x) is kept below this
-  double tail = 30.0;       // Laplace integrals truncated where the integrand is < e^-tail
-  double x_tail = 10.0;     // Gaussian variables truncated at +- x_tail standard deviations
-  double coarse_2d = 1.6;   // the 2-D max-SLR B (S30) uses h_tau, h_x, steep times this factor
-  // All steps divided by `factor`, tails widened (for refinement tests).
-  PopulationAccuracy refined(double factor) const;
-  // A cheap setting (~1e-6) for bracketing in the optimiser.
-  static PopulationAccuracy coarse();
-};
-
-// A, B and, for normalised activations, the complements cA = 1 - A, cB = 1 - B computed without
-// cancellation ((S28) and its analogue for B); NaN for element-wise activations.
-struct ABDetail {
-  double A = 0.0;
-  double B = 0.0;
-  double cA = 0.0;
-  double cB = 0.0;
-  // A - B^2 as a sum of positive terms, 2 E[sum_{l != eps*} s_l^2] + E[sum_{l != j, both != eps*}
-  // s_l s_j] - (1 - B)^2 (§3.4 (S8a)); spiked-SLR with a normalised activation, else NaN.
-  double dAB = std::numeric_limits<double>::quiet_NaN();
-};
-
 // (S7) A and B at (m_k, q_k), q_k >= m_k^2 (tolerance 1e-12 relative), averaged over the length law.
 // Throws std::invalid_argument on bad input (nu < 0, nu = inf in spiked, q_k < m_k^2, L < 1).
 ABDetail population_AB_detail(const PopulationSetting& set, double m_k, double q_k,

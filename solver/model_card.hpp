@@ -8,9 +8,14 @@
 //   explicit M(const ParamValues& p);                           // every parameter but the swept
 //                                                               // continuation one is fixed
 //   static std::vector<CurveStart> starts(const ParamValues& p); // initial states (>= 1)
-// that derives from CurveModel (solver/curve.hpp). The generic subcommand finds which of
-// CurveModel's optional hooks M overrides (refine_on, stability, free_energy, distinct) and offers
-// the matching options and columns. See docs/adding_a_model.md.
+// that derives from CurveModel (solver/curve.hpp), and optionally
+//   static void check(const ParamValues& p);   // throws std::invalid_argument on values the
+//                                              // card's domains cannot say (run on every chain
+//                                              // before anything is computed)
+//   static CurveOptions curve_options();       // the model's solver and driver defaults
+// The generic subcommand finds which of CurveModel's optional hooks M overrides (refine_on,
+// stability, free_energy, distinct) and offers the matching options and columns. See
+// docs/adding_a_model.md.
 #pragma once
 #include <limits>
 #include <stdexcept>
@@ -21,13 +26,16 @@
 namespace saddle {
 
 // The set of values a parameter may take: [min, max] (or open at either end), optionally integers
-// only. Every value outside it is refused before any computation.
+// only, optionally +inf as well (nu = inf for max-SLR). Every value outside it is refused before
+// any computation. The one domain type of the house: the model cards' and the sweep parser's
+// (tools/cli_common.hpp parse_sweep).
 struct ParamDomain {
   double min = -std::numeric_limits<double>::infinity();
   bool min_inclusive = true;
   double max = std::numeric_limits<double>::infinity();
   bool max_inclusive = true;
   bool integer = false;
+  bool allow_inf = false;  // "inf" accepted (beyond max)
 };
 inline ParamDomain positive_domain(double max = 1e12) {
   ParamDomain d;
@@ -49,11 +57,29 @@ inline ParamDomain interval_domain(double lo, double hi) {
   return d;
 }
 
+// A parameter: a number (sweepable: value, list, range) or a choice among names (sweepable as a
+// comma list). Its CSV column is `name`; its option is --name with '_' written '-'
+// (inner_nodes: --inner-nodes).
 struct ModelParam {
-  std::string name;          // option --name and CSV column `name`
+  std::string name;
   std::string default_text;  // default value or sweep, in the sweep syntax (e.g. "0.5:4:8")
-  ParamDomain domain;
+  ParamDomain domain;        // numbers only
   std::string help;          // one line: meaning, symbol, equation label
+  // A choice parameter: the names it may take (e.g. {"spiked", "max"}); its value in ParamValues
+  // is the index of the name (and the name, as text).
+  std::vector<std::string> choices = {};
+};
+
+// A setting given as free text, one value per run, read and checked by the model (check()): a
+// number beyond what a double holds (a 64-bit seed), or a list that stands in for a parameter
+// when given (--L-dist 1,2,3 for --L: the option excludes the parameter's, and the parameter's
+// column shows the text with ',' written '|'). A setting that stands in for none is a column of
+// its own, after the parameters.
+struct ModelSetting {
+  std::string name;          // option --name ('_' written '-'); ParamValues::text(name)
+  std::string default_text;  // "" = not given
+  std::string help;
+  std::string replaces = {};  // the parameter it stands in for
 };
 
 struct ModelCard {
@@ -66,28 +92,47 @@ struct ModelCard {
   std::string plot_y;        // the value a default plot shows (e.g. "test_error")
   // Default of --target-se for a model with refinement (CurveModel::refine_on); 0 = off.
   double target_se = 0.0;
+  std::vector<ModelSetting> settings = {};
+  std::vector<std::string> plot_references = {};  // values a default plot draws as references
+  // The column that says another start converged to a distinct solution (CurveModel::distinct).
+  std::string coexist_column = "coexist";
 };
 
-// Values of a model's parameters by name (the continuation parameter excluded).
+// The option of a parameter or setting: "--" + name with '_' written '-'.
+inline std::string option_name(const std::string& name) {
+  std::string o = "--" + name;
+  for (char& c : o)
+    if (c == '_') c = '-';
+  return o;
+}
+
+// Values of a model's parameters by name (the continuation parameter excluded): a number, a
+// choice (its index, and its name as text) or a setting (its text; "" when not given).
 class ParamValues {
  public:
-  void set(const std::string& name, double v) {
-    for (auto& p : values_)
-      if (p.first == name) {
-        p.second = v;
-        return;
-      }
-    values_.emplace_back(name, v);
-  }
-  double operator()(const std::string& name) const {
-    for (const auto& p : values_)
-      if (p.first == name) return p.second;
-    throw std::logic_error("ParamValues: no parameter '" + name + "'");
-  }
-  const std::vector<std::pair<std::string, double>>& items() const { return values_; }
+  void set(const std::string& name, double v) { entry(name).number = v; }
+  void set_text(const std::string& name, const std::string& text) { entry(name).text = text; }
+  double operator()(const std::string& name) const { return find(name).number; }
+  const std::string& text(const std::string& name) const { return find(name).text; }
 
  private:
-  std::vector<std::pair<std::string, double>> values_;
+  struct Entry {
+    std::string name;
+    double number = 0.0;
+    std::string text;
+  };
+  Entry& entry(const std::string& name) {
+    for (auto& e : values_)
+      if (e.name == name) return e;
+    values_.push_back({name, 0.0, ""});
+    return values_.back();
+  }
+  const Entry& find(const std::string& name) const {
+    for (const auto& e : values_)
+      if (e.name == name) return e;
+    throw std::logic_error("ParamValues: no parameter '" + name + "'");
+  }
+  std::vector<Entry> values_;
 };
 
 }  // namespace saddle

@@ -31,8 +31,8 @@ std::unique_ptr<CLI::App> make_app() {
   app->name("saddle");
   app->require_subcommand(1);
   app->set_version_flag("--version", std::string("saddle ") + SADDLE_VERSION + build_features());
-  register_models(*app);  // ridge, ridge-classifier, ... (tools/models.cpp)
-  register_slr(*app);
+  register_slr(*app);     // the group `slr` first: registered models join it (slr bayes)
+  register_models(*app);  // ridge, ridge-classifier, slr bayes, ... (tools/models.cpp)
   register_rmt(*app);
   register_groups(*app);
   register_merge(*app);

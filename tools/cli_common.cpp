@@ -30,7 +30,7 @@ std::string trim(const std::string& s) {
 // Text from the user inside an error message: control characters (a NUL) shown as '?'.
 std::string printable(const std::string& s) { return csv_comment(s); }
 
-double parse_number(const std::string& raw, const std::string& name, const SweepRules& rules) {
+double parse_number(const std::string& raw, const std::string& name, const ParamDomain& rules) {
   std::string t = trim(raw);
   if (t.empty()) throw InputError("--" + name + ": empty value in '" + raw + "'");
   double v = 0.0;
@@ -41,12 +41,13 @@ double parse_number(const std::string& raw, const std::string& name, const Sweep
   return v;
 }
 
-void check_range(double v, const std::string& name, const SweepRules& rules) {
+void check_range(double v, const std::string& name, const ParamDomain& rules) {
   if (std::isinf(v) && v > 0 && rules.allow_inf) return;
   bool below = rules.min_inclusive ? v < rules.min : v <= rules.min;
-  if (below || v > rules.max) {
+  const bool above = rules.max_inclusive ? v > rules.max : v >= rules.max;
+  if (below || above) {
     std::string bound = std::string(rules.min_inclusive ? ">= " : "> ") + fmt(rules.min);
-    if (std::isfinite(rules.max)) bound += " and <= " + fmt(rules.max);
+    if (std::isfinite(rules.max)) bound += std::string(rules.max_inclusive ? " and <= " : " and < ") + fmt(rules.max);
     throw InputError("--" + name + ": value " + fmt(v) + " out of range (must be " + bound + ")");
   }
   if (rules.integer && v != std::floor(v))
@@ -175,7 +176,7 @@ std::string fmt(double v) {
 
 namespace {
 // One item of a sweep: a range start:stop:count or start:stop:count:log (appended to out).
-void append_range(const std::string& t, const std::string& name, const SweepRules& rules,
+void append_range(const std::string& t, const std::string& name, const ParamDomain& rules,
                   std::vector<double>& out) {
   auto parts = split(t, ':');
   if (parts.size() != 3 && parts.size() != 4)
@@ -187,10 +188,10 @@ void append_range(const std::string& t, const std::string& name, const SweepRule
       throw InputError("--" + name + ": malformed range '" + t + "' (4th field must be 'log')");
     geometric = true;
   }
-  SweepRules finite = rules;
+  ParamDomain finite = rules;
   finite.allow_inf = false;
   double a = parse_number(parts[0], name, finite), b = parse_number(parts[1], name, finite);
-  SweepRules cnt;
+  ParamDomain cnt;
   double c = parse_number(parts[2], name, cnt);
   if (c != std::floor(c) || c < 1)
     throw InputError("--" + name + ": range count must be an integer >= 1 in '" + t + "'");
@@ -221,7 +222,7 @@ void append_range(const std::string& t, const std::string& name, const SweepRule
 
 // A comma list whose items are values or ranges ("0,1e-6:1:13:log" is 0 then 13 values).
 std::vector<double> parse_sweep(const std::string& text, const std::string& name,
-                                const SweepRules& rules) {
+                                const ParamDomain& rules) {
   std::vector<double> out;
   const std::string t = trim(text);
   if (t.empty()) throw InputError("--" + name + ": empty value");

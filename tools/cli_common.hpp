@@ -18,6 +18,7 @@
 #include "solver/curve.hpp"
 #include "solver/fixed_point.hpp"
 #include "solver/interrupt.hpp"
+#include "solver/model_card.hpp"
 #include "tools/input_error.hpp"
 
 namespace saddle {
@@ -77,24 +78,17 @@ void write_output(const std::string& path, const std::string& text);
 void set_output_rank(bool writes);
 bool output_rank();
 
-// What a swept parameter may take.
-struct SweepRules {
-  double min = -std::numeric_limits<double>::infinity();  // smallest allowed value
-  bool min_inclusive = true;
-  double max = std::numeric_limits<double>::infinity();
-  bool allow_inf = false;  // "inf" accepted as a value (e.g. --nu inf for max-SLR)
-  bool integer = false;    // values must be integers (e.g. L)
-};
+// What a swept parameter may take: ParamDomain (solver/model_card.hpp), the one domain type.
 
 // The two most common rules: values > 0 (alpha, gamma, c) and values >= 0 (delta, snr).
-inline SweepRules positive_rule() {
-  SweepRules r;
+inline ParamDomain positive_rule() {
+  ParamDomain r;
   r.min = 0.0;
   r.min_inclusive = false;
   return r;
 }
-inline SweepRules nonneg_rule() {
-  SweepRules r;
+inline ParamDomain nonneg_rule() {
+  ParamDomain r;
   r.min = 0.0;
   return r;
 }
@@ -103,7 +97,7 @@ inline SweepRules nonneg_rule() {
 // ranges ("0,1e-6:1:13:log"). Throws InputError naming
 // `name` on malformed text, count < 1, NaN, inf where not allowed, or values out of range.
 std::vector<double> parse_sweep(const std::string& text, const std::string& name,
-                                const SweepRules& rules = {});
+                                const ParamDomain& rules = {});
 
 // Cartesian product; the LAST axis varies fastest (so continuation runs along the last axis).
 std::vector<std::vector<double>> cartesian(const std::vector<std::vector<double>>& axes);

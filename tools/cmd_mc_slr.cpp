@@ -123,15 +123,15 @@ void run_mc_slr(const McSlrCli& o) {
   SimSetting base;
   base.task = parse_task_option(o.task);
   const auto laws = parse_length_laws(o.L, o.L_dist, kMaxL);
-  SweepRules nu_rules = nu_rule(base.task);
+  ParamDomain nu_rules = nu_rule(base.task);
   nu_rules.max = kSlrMaxNu;
-  SweepRules scale = nonneg_rule();
+  ParamDomain scale = nonneg_rule();
   scale.max = kSlrMaxScale;
   const auto nus = parse_sweep(o.nu, "nu", nu_rules);
   const auto deltas = parse_sweep(o.delta, "delta", scale);
   const auto acts = parse_names(o.activation, "activation", {"softmax", "linear", "erf", "softplus"});
   if (!(std::abs(o.erf_b) <= kMaxErfB)) throw InputError("--erf-b must be in [-1e3, 1e3]");
-  SweepRules Drule;
+  ParamDomain Drule;
   Drule.integer = true;
   Drule.min = 4;
   Drule.max = kMaxD;
@@ -157,10 +157,10 @@ void run_mc_slr(const McSlrCli& o) {
 
   slr::mc::ErmOptions eopt;
   std::vector<double> lambdas, alphas, mks, qks, mvs, qvs;
-  SweepRules mrule;
+  ParamDomain mrule;
   mrule.min = -kMaxM;
   mrule.max = kMaxM;
-  SweepRules qrule = nonneg_rule();
+  ParamDomain qrule = nonneg_rule();
   qrule.max = kMaxQ;
   if (!population && o.init != "overlaps" &&
       (!o.m_k.empty() || !o.q_k.empty() || !o.m_v.empty() || !o.q_v.empty()))
@@ -172,7 +172,7 @@ void run_mc_slr(const McSlrCli& o) {
       throw InputError(std::string("--init: ") + e.what());
     }
     lambdas = parse_sweep(o.lambda, "lambda", scale);
-    SweepRules arule = positive_rule();
+    ParamDomain arule = positive_rule();
     arule.min = kSlrMinAlpha;
     arule.min_inclusive = true;
     arule.max = kSlrMaxAlpha;

@@ -34,7 +34,7 @@ Eigen::Vector3d rmt_cli::coordinates(const std::string& text, const std::string&
     throw InputError("--" + name + ": give exactly 3 comma-separated coordinates on (e1, e2, e3), got " +
                      std::to_string(parts.size()) + " in '" + text + "'");
   Eigen::Vector3d v = Eigen::Vector3d::Zero();
-  SweepRules rule;
+  ParamDomain rule;
   rule.min = -kMaxCoordinate;
   rule.max = kMaxCoordinate;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -46,20 +46,20 @@ Eigen::Vector3d rmt_cli::coordinates(const std::string& text, const std::string&
   return v;
 }
 
-SweepRules rmt_cli::c_rule() {
-  SweepRules r;
+ParamDomain rmt_cli::c_rule() {
+  ParamDomain r;
   r.min = kMinC;
   r.max = kMaxC;
   return r;
 }
-SweepRules rmt_cli::gamma_rule() {
-  SweepRules r;
+ParamDomain rmt_cli::gamma_rule() {
+  ParamDomain r;
   r.min = kMinGamma;
   r.max = kMaxGamma;
   return r;
 }
-SweepRules rmt_cli::snr_rule() {
-  SweepRules r = nonneg_rule();
+ParamDomain rmt_cli::snr_rule() {
+  ParamDomain r = nonneg_rule();
   r.max = kMaxSnr;
   return r;
 }

@@ -25,9 +25,9 @@ constexpr double kMinC = 1e-4, kMaxC = 1e4;          // c = p/n
 constexpr double kMinGamma = 1e-10, kMaxGamma = 1e8;  // ridge gamma (rmt ridge: also 0)
 constexpr double kMaxSnr = 1e6;                       // |mu|^2
 constexpr double kMaxCoordinate = 1e3;                // |w_K|_i, |w_Q|_i
-SweepRules c_rule();
-SweepRules gamma_rule();
-SweepRules snr_rule();
+ParamDomain c_rule();
+ParamDomain gamma_rule();
+ParamDomain snr_rule();
 // "x;y;z" (semicolons: the CSV has no quoting).
 std::string vec_text(const Eigen::Vector3d& v);
 }  // namespace rmt_cli

@@ -6,7 +6,7 @@
 namespace saddle {
 std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std::string& L_dist,
                                                 double max_L) {
-  SweepRules Lr;
+  ParamDomain Lr;
   Lr.integer = true;
   Lr.min = 1;
   Lr.max = max_L;
@@ -30,8 +30,8 @@ slr::Task parse_task_option(const std::string& task) {
   }
 }
 
-SweepRules nu_rule(slr::Task task) {
-  SweepRules r = nonneg_rule();
+ParamDomain nu_rule(slr::Task task) {
+  ParamDomain r = nonneg_rule();
   r.allow_inf = task == slr::Task::Max;
   return r;
 }
@@ -59,6 +59,6 @@ void register_slr(CLI::App& app) {
   slr->require_subcommand(1);
   register_slr_population(*slr);
   register_slr_erm(*slr);
-  register_slr_bayes(*slr);
+  // slr bayes: a registered model (tools/models.cpp)
 }
 }  // namespace saddle

@@ -18,14 +18,16 @@ std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std:
 // `--task spiked|max`, with InputError on anything else.
 slr::Task parse_task_option(const std::string& task);
 // The rule of a `--nu` sweep: >= 0, inf allowed only for max-SLR.
-SweepRules nu_rule(slr::Task task);
-// Domain of the replica commands (`slr erm`, `slr bayes`): alpha in [1e-3, 1e4], finite nu
-// <= 1e3, lambda and delta <= 1e4 (README "Errors and exit codes").
-constexpr double kSlrMinAlpha = 1e-3, kSlrMaxAlpha = 1e4, kSlrMaxNu = 1e3, kSlrMaxScale = 1e4;
+ParamDomain nu_rule(slr::Task task);
+// Domain of the replica commands (equations/slr_model.hpp).
+using slr::kSlrMaxAlpha;
+using slr::kSlrMaxNu;
+using slr::kSlrMaxScale;
+using slr::kSlrMinAlpha;
 // The sweep rules of that domain: `nu` (inf allowed for max-SLR only), `alpha`, and `scale` for
 // lambda and delta.
 struct SlrReplicaRules {
-  SweepRules nu, alpha, scale;
+  ParamDomain nu, alpha, scale;
 };
 SlrReplicaRules slr_replica_rules(slr::Task task);
 
@@ -40,5 +42,4 @@ std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std
 
 void register_slr_population(CLI::App& slr);  // tools/cmd_slr_population.cpp (docs/equations/slr_population.md §1-§3, §7a)
 void register_slr_erm(CLI::App& slr);         // tools/cmd_slr_erm.cpp (docs/equations/slr_replica.md §4, §7b)
-void register_slr_bayes(CLI::App& slr);       // tools/cmd_slr_bayes.cpp (docs/equations/slr_bayes.md §5)
 }  // namespace saddle

@@ -37,7 +37,7 @@ void run_population(const PopulationCli& o) {
   if (o.L_dist_opt && o.L_dist_opt->count() > 0 && o.L_dist.empty())
     throw InputError("--L-dist: empty value (give a set of lengths such as 1,2,3, or omit it)");
   const auto laws = parse_length_laws(o.L, o.L_dist, 1e8);
-  SweepRules nur;
+  ParamDomain nur;
   nur.min = 0.0;
   nur.allow_inf = true;
   const auto nus = parse_sweep(o.nu, "nu", nur);
@@ -52,17 +52,17 @@ void run_population(const PopulationCli& o) {
       throw InputError("--nu: " + fmt(nu) + " is above 1e3, the largest nu of the population "
                        "formulas (max-SLR: or inf)");
   }
-  SweepRules mk_rule;
+  ParamDomain mk_rule;
   mk_rule.min = 0.0;
   mk_rule.max = kMaxMkInput;
   const bool fix_m = !o.m_k.empty();
   const auto mks = fix_m ? parse_sweep(o.m_k, "m-k", mk_rule) : std::vector<double>{0.0};
   const bool fix_b = !o.erf_b.empty();
-  SweepRules b_rule;
+  ParamDomain b_rule;
   b_rule.min = -kPopulationMaxErfB;
   b_rule.max = kPopulationMaxErfB;
   const auto bs = fix_b ? parse_sweep(o.erf_b, "erf-b", b_rule) : std::vector<double>{0.0};
-  SweepRules dq_rule;
+  ParamDomain dq_rule;
   dq_rule.min = 0.0;
   dq_rule.max = kPopulationMaxQkLinear;
   const auto dqs = parse_sweep(o.dq_k, "dq-k", dq_rule);

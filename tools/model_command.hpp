@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "solver/curve.hpp"
@@ -42,9 +43,34 @@ struct ModelEntry {
   ModelCard card;
   std::function<std::unique_ptr<CurveModel>(const ParamValues&)> make;
   std::function<std::vector<CurveStart>(const ParamValues&)> starts;
+  std::function<void(const ParamValues&)> check;  // M::check, or nothing to check
+  CurveOptions curve;                              // M::curve_options(), or the generic defaults
   ModelHooks hooks;
 };
 
+// The curve options of a model that states none: the driver's, with the damped retry on.
+CurveOptions generic_curve_defaults();
+
+// M::check and M::curve_options when M declares them (found from its type).
+template <class M, class = void>
+struct ModelCheck {
+  static std::function<void(const ParamValues&)> get() { return [](const ParamValues&) {}; }
+};
+template <class M>
+struct ModelCheck<M, decltype(void(M::check(std::declval<const ParamValues&>())))> {
+  static std::function<void(const ParamValues&)> get() { return [](const ParamValues& p) { M::check(p); }; }
+};
+template <class M, class = void>
+struct ModelCurveOptions {
+  static CurveOptions get() { return generic_curve_defaults(); }
+};
+template <class M>
+struct ModelCurveOptions<M, decltype(void(M::curve_options()))> {
+  static CurveOptions get() { return M::curve_options(); }
+};
+
+// The subcommand of the model; a card.command of two words ("slr bayes") goes under the first
+// word's group, which must exist in app.
 void register_model(CLI::App& app, const ModelEntry& entry);
 
 // True when M declares its own F (a hook inherited from CurveModel has CurveModel's type).
@@ -57,6 +83,8 @@ void register_model(CLI::App& app) {
   e.card = M::card();
   e.make = [](const ParamValues& p) { return std::unique_ptr<CurveModel>(new M(p)); };
   e.starts = [](const ParamValues& p) { return M::starts(p); };
+  e.check = ModelCheck<M>::get();
+  e.curve = ModelCurveOptions<M>::get();
   e.hooks.refinement = SADDLE_OVERRIDES(M, refine_on);
   e.hooks.stability = SADDLE_OVERRIDES(M, stability);
   e.hooks.free_energy = SADDLE_OVERRIDES(M, free_energy);

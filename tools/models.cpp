@@ -1,5 +1,6 @@
 // The models served by the generic subcommand (tools/model_command.hpp): one line each.
 #include "equations/ridge.hpp"
+#include "equations/slr_bayes.hpp"
 #include "equations/ridge_classifier.hpp"
 #include "tools/model_command.hpp"
 
@@ -8,6 +9,7 @@ namespace saddle {
 void register_models(CLI::App& app) {
   register_model<ridge::RidgeModel>(app);        // saddle ridge
   register_model<ridge_classifier::Model>(app);  // saddle ridge-classifier
+  register_model<slr::BayesModel>(app);          // saddle slr bayes
 }
 
 }  // namespace saddle

@@ -95,7 +95,12 @@ def _column(texts):
     if not texts:
         return np.array([], dtype=float)
     if all(t.lstrip("-").isdigit() for t in texts):
-        return np.array([int(t) for t in texts], dtype=np.int64)
+        values = [int(t) for t in texts]
+        for dtype in (np.int64, np.uint64):  # a 64-bit seed needs the unsigned type
+            info = np.iinfo(dtype)
+            if all(info.min <= v <= info.max for v in values):
+                return np.array(values, dtype=dtype)
+        return np.array(values, dtype=object)
     try:
         # an empty cell: a value a not-converged row could not compute
         return np.array([float(t) if t else float("nan") for t in texts], dtype=float)

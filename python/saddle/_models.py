@@ -32,14 +32,19 @@ def _number(v):
 
 
 def domain_text(p):
-    """The parameter's domain, e.g. "[1e-06, 1e+06]" or "(0, 1e+12]" (integers: "integer in ...")."""
+    """The parameter's domain, e.g. "[1e-06, 1e+06]" or "(0, 1e+12]" (integers: "integer in ...";
+    a choice: "one of spiked, max")."""
+    if p["choices"]:
+        return "one of " + ", ".join(p["choices"]) + " (or a comma list)"
     lo = ("[" if p["min_inclusive"] else "(") + _number(p["min"])
     hi = _number(p["max"]) + ("]" if p["max_inclusive"] else ")")
-    return ("integer in " if p["integer"] else "") + lo + ", " + hi
+    return ("integer in " if p["integer"] else "") + lo + ", " + hi + (" or inf" if p["allow_inf"] else "")
 
 
 def function_name(command):
-    return _command._py_name(command)
+    """``ridge-classifier`` -> ``ridge_classifier``; a grouped command ``slr bayes`` -> ``bayes``
+    (a function of the group's module, saddle.slr.bayes)."""
+    return _command._py_name(command.split()[-1])
 
 
 def _doc(card, path):
@@ -52,10 +57,13 @@ def _doc(card, path):
     for p in card["params"]:
         lines.append(f"{_command._py_name(p['name'])} : default {p['default']!r}, domain {domain_text(p)}")
         lines.append(f"    {p['help']}")
+    for st in card["settings"]:
+        lines.append(f"{_command._py_name(st['name'])} : text, default: not given")
+        lines.append(f"    {st['help']}")
     lines += ["", "Other keywords (the command's solver and curve options, default: the CLI's):"]
-    names = {p["name"] for p in card["params"]}
+    names = {_command._py_name(p["name"]) for p in card["params"] + card["settings"]}
     for o in _command._describe()[path]["options"]:
-        if o["name"] in _command._HIDDEN or o["name"] in names:
+        if o["name"] in _command._HIDDEN or _command._py_name(o["name"]) in names:
             continue
         lines.append(f"    {_command._py_name(o['name'])}: {o['description']}")
     lines += [
@@ -95,5 +103,14 @@ def make_function(card):
 
 
 def functions():
-    """One function per registered model, in registration order."""
-    return [make_function(card) for card in _core.models()]
+    """One function per registered model of the top level (``ridge``, ...), in registration
+    order; a grouped model (``slr bayes``) is its group module's (function_of)."""
+    return [make_function(card) for card in _core.models() if " " not in card["command"]]
+
+
+def function_of(command):
+    """The function of the registered model ``command`` (e.g. "slr bayes")."""
+    for card in _core.models():
+        if card["command"] == command:
+            return make_function(card)
+    raise KeyError(f"saddle: no registered model '{command}'")

@@ -1,6 +1,7 @@
 """Single-location regression (docs/equations/README.md): population risk, ridge ERM and Bayes-optimal error."""
 
 from ._command import command
+from ._models import function_of
 
 population = command(
     "slr population",
@@ -21,10 +22,7 @@ V-hat forms (S20)/(S20')), integrated by randomised QMC (§7b). test_error_se is
 error (error bar); rs_stability flags an unstable replica fixed point; converged == 0 marks a
 point whose fixed point was not reached.""")
 
-bayes = command(
-    "slr bayes",
-    """Bayes-optimal error against the sample ratio alpha: state evolution of the Bayes-optimal
-estimator (docs/equations/slr_bayes.md §5) from informed and uninformed starts (a hard phase shows as a gap),
-integrated by randomised QMC (§7b).""")
+# From the model registry (equations/slr_bayes.hpp BayesModel, tools/models.cpp).
+bayes = function_of("slr bayes")
 
 __all__ = ["population", "erm", "bayes"]

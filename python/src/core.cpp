@@ -227,9 +227,22 @@ py::list models() {
       q["max"] = p.domain.max;
       q["max_inclusive"] = p.domain.max_inclusive;
       q["integer"] = p.domain.integer;
+      q["allow_inf"] = p.domain.allow_inf;
+      py::list choices;
+      for (const std::string& ch : p.choices) choices.append(ch);
+      q["choices"] = choices;
       params.append(q);
     }
     d["params"] = params;
+    py::list settings;
+    for (const saddle::ModelSetting& st : c.settings) {
+      py::dict q;
+      q["name"] = st.name;
+      q["help"] = st.help;
+      q["replaces"] = st.replaces;
+      settings.append(q);
+    }
+    d["settings"] = settings;
     out.append(d);
   }
   return out;
@@ -250,5 +263,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("describe", &describe, "Subcommands of the saddle program and their options.");
   m.def("models", &models,
         "Every model registered with register_model (tools/models.cpp): command, summary, "
-        "equations, continuation, parameters with default, help and domain.");
+        "equations, continuation, parameters with default, help and domain (or choices), "
+        "settings.");
 }

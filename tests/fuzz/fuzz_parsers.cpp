@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     switch (which) {
       case 0: {
-        saddle::SweepRules r;
+        saddle::ParamDomain r;
         r.allow_inf = (data[0] & 0x10) != 0;
         r.integer = (data[0] & 0x20) != 0;
         if (data[0] & 0x40) r = saddle::positive_rule();

@@ -72,7 +72,7 @@ TEST_CASE("parse_sweep: geometric ranges and mixed lists", "[tools][sweep]") {
     CHECK(v.front() == std::strtod(ends[0].c_str(), nullptr));
     CHECK(v.back() == std::strtod(ends[1].c_str(), nullptr));
   }
-  SweepRules lam;
+  ParamDomain lam;
   lam.min = 1e-8;
   CHECK_NOTHROW(parse_sweep("1e-8:1e6:7:log", "lambda", lam));
 }
@@ -98,17 +98,17 @@ TEST_CASE("parse_sweep: rules (range, integers, inf)", "[tools][sweep]") {
   CHECK(parse_sweep("0", "delta", nonneg_rule()) == std::vector<double>{0});
   CHECK_THROWS_AS(parse_sweep("-1e-9", "delta", nonneg_rule()), InputError);
   CHECK_THROWS_AS(parse_sweep("0:1:3", "alpha", positive_rule()), InputError);  // 0 inside a range
-  SweepRules upto1 = nonneg_rule();
+  ParamDomain upto1 = nonneg_rule();
   upto1.max = 1.0;
   CHECK(parse_sweep("1", "p", upto1) == std::vector<double>{1});
   CHECK_THROWS_AS(parse_sweep("1.0001", "p", upto1), InputError);
-  SweepRules integer = positive_rule();
+  ParamDomain integer = positive_rule();
   integer.integer = true;
   CHECK(parse_sweep("1:4:4", "L", integer) == std::vector<double>{1, 2, 3, 4});
   CHECK_THROWS_AS(parse_sweep("1.5", "L", integer), InputError);
   // inf only where allowed, never as a range endpoint.
   CHECK_THROWS_AS(parse_sweep("inf", "nu"), InputError);
-  SweepRules with_inf = positive_rule();
+  ParamDomain with_inf = positive_rule();
   with_inf.allow_inf = true;
   const auto v = parse_sweep("1,inf", "nu", with_inf);
   REQUIRE(v.size() == 2);
@@ -237,7 +237,7 @@ TEST_CASE("CsvTable: header, settings, rows; read back by read_csv", "[tools][cs
 }
 
 TEST_CASE("integer sweeps: a log range snaps to its integers, other ranges are refused", "[tools][cli]") {
-  SweepRules r;
+  ParamDomain r;
   r.integer = true;
   r.min = 1;
   CHECK(parse_sweep("8:1024:8:log", "D", r) == std::vector<double>{8, 16, 32, 64, 128, 256, 512, 1024});
@@ -246,7 +246,7 @@ TEST_CASE("integer sweeps: a log range snaps to its integers, other ranges are r
   CHECK_THROWS_AS(parse_sweep("8:8:3", "D", r), InputError);      // one value three times
   CHECK_THROWS_AS(parse_sweep("0x10", "alpha"), InputError);
   CHECK_THROWS_AS(parse_sweep("1e400", "alpha"), InputError);
-  CHECK_THROWS_AS(parse_sweep("1e400", "nu", [] { SweepRules s; s.allow_inf = true; return s; }()), InputError);
+  CHECK_THROWS_AS(parse_sweep("1e400", "nu", [] { ParamDomain s; s.allow_inf = true; return s; }()), InputError);
 }
 
 TEST_CASE("CsvTable quotes a field with a comma; its header lines stay one line each", "[tools][cli]") {
