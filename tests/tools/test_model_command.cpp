@@ -209,3 +209,96 @@ TEST_CASE("generic command: two starts, preferred by free energy, the repelling 
     }
   }
 }
+
+namespace {
+// A card with every kind of field (the shape of `slr bayes`): a choice `shape` (up: x* = a,
+// down: x* = -a), an integer `n`, a text setting `tag` (a column of its own), a setting `b_list`
+// standing in for `b`, two starts, its own curve options, and a check that refuses tag = "bad".
+class Choosy : public CurveModel {
+ public:
+  explicit Choosy(const ParamValues& p)
+      : sign_(p.text("shape") == "down" ? -1.0 : 1.0), index_(p("shape")), n_(p("n")) {}
+  std::unique_ptr<FixedPointSystem> system(double a, int, int) const override {
+    // The index of the choice and its name agree (down is choice 1).
+    if ((index_ == 1.0) != (sign_ < 0)) return std::make_unique<HalfMap>(1e3, 0.0);
+    return std::make_unique<HalfMap>(sign_ * a * n_, 0.0);
+  }
+  static std::vector<CurveStart> starts(const ParamValues&) {
+    CurveStart s0, s1;
+    s0.label = "first";
+    s0.x0 = Vec::Zero(1);
+    s1.label = "second";
+    s1.x0 = Vec::Constant(1, 5.0);
+    return {s0, s1};
+  }
+  static void check(const ParamValues& p) {
+    if (p.text("tag") == "bad") throw std::invalid_argument("--tag: bad is refused");
+  }
+  static CurveOptions curve_options() {
+    CurveOptions c;
+    c.solver.tol = 1e-9;
+    c.solver.method = Method::Damped;
+    c.retry = false;
+    return c;
+  }
+  static ModelCard card() {
+    ModelCard c;
+    c.command = "choosy";
+    c.summary = "choices fixture";
+    c.equations = "tests/tools/test_model_command.cpp";
+    ParamDomain n = interval_domain(1, 4);
+    n.integer = true;
+    c.params = {{"shape", "up", {}, "sign of the root", {"up", "down"}},
+                {"n", "1", n, "scale"},
+                {"b", "0", interval_domain(-10, 10), "unused"},
+                {"a", "1,2", interval_domain(-10, 10), "shift"}};
+    c.settings = {{"tag", "none", "free text"}, {"b_list", "", "stands in for b", "b"}};
+    c.continuation = "a";
+    c.plot_y = "x";
+    c.coexist_column = "two_roots";
+    return c;
+  }
+
+ private:
+  double sign_, index_, n_;
+};
+}  // namespace
+
+TEST_CASE("generic command: choices, integer parameters, settings, --init and the model's defaults", "[tools]") {
+  Scratch s;
+  {
+    CLI::App app;
+    register_model<Choosy>(app);
+    parse(app, {"saddle", "choosy", "--shape", "up,down", "--n", "2", "--b-list", "1,2", "--init", "second",
+                "--out", s.file("ch.csv"), "--no-progress"});
+  }
+  const CsvData d = read_csv(s.file("ch.csv"));
+  REQUIRE(d.rows.size() == 4);  // 2 shapes x 2 values of a, one start
+  const std::vector<std::string> lead = {"shape", "n", "b", "a", "tag", "init"};
+  for (std::size_t i = 0; i < lead.size(); ++i) CHECK(d.columns[i] == lead[i]);
+  CHECK(d.col("two_roots") >= 0);
+  CHECK(d.col("coexist") < 0);
+  for (const auto& r : d.rows) {
+    const double sign = r[d.col("shape")] == "down" ? -1.0 : 1.0;
+    CHECK((r[d.col("shape")] == "up" || r[d.col("shape")] == "down"));
+    CHECK(r[d.col("b")] == "1|2");  // the setting stands in for b
+    CHECK(r[d.col("tag")] == "none");
+    CHECK(r[d.col("init")] == "second");
+    CHECK(std::stod(r[d.col("x")]) == Approx(sign * 2.0 * std::stod(r[d.col("a")])).margin(1e-8));
+  }
+  bool tol = false;  // the model's own solver defaults reach the run
+  for (const auto& c : d.comments) tol = tol || c.find("tol=1e-09") != std::string::npos;
+  CHECK(tol);
+  // Bad input: the model's check, an unknown choice or start, a non-integer n, b with b_list.
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--tag", "bad"}, {"--shape", "sideways"},
+                                       {"--init", "third"}, {"--n", "1.5"}}) {
+    CLI::App app;
+    register_model<Choosy>(app);
+    std::vector<std::string> args = {"saddle", "choosy", "--out", s.file("bad.csv"), "--no-progress"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    CHECK_THROWS_AS(parse(app, args), InputError);
+  }
+  CLI::App app;
+  register_model<Choosy>(app);
+  CHECK_THROWS_AS(parse(app, {"saddle", "choosy", "--b", "1", "--b-list", "1,2"}), CLI::ParseError);
+}
