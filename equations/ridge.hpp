@@ -80,7 +80,7 @@ class RidgeSystem : public FixedPointSystem {
   Params p_;
 };
 
-// The fixture as the curve driver and the generic subcommand (`saddle ridge`, tools/models.cpp)
+// The fixture as the curve driver and the generic subcommand (`saddle ridge`, tools/cli/models.cpp)
 // see it: continuation in alpha at fixed (lambda, delta), one deterministic replicate, cold start.
 class RidgeModel : public CurveModel {
  public:

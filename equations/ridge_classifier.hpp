@@ -2,7 +2,7 @@
 // y = ±sign(z), a GLM-type replica fixed point in (m, q, V). Equations, derivation, closed form and
 // checks: docs/equations/ridge.md §C (labels (RC1)-(RC5)). This file is the worked example of
 // docs/adding_a_model.md: the whole model (equations, card, starts) in one file; the command line
-// gets it from one line in tools/models.cpp.
+// gets it from one line in tools/cli/models.cpp.
 //
 // Data: x ~ N(0, I_D), teacher w* with |w*|^2 = D, z = x.w*/sqrt(D) ~ N(0, 1); label y = sign(z),
 // flipped with probability `flip`. Estimator: argmin_w sum_mu (1/2)(y_mu - x_mu.w/sqrt(D))^2 +

@@ -29,7 +29,7 @@ std::string to_string(RsReason r);  // "", "replicon", "jumps"
 // The jump rule: a point whose jump_share - 2 s.e. exceeds this is RS-unstable (reason jumps).
 // A jump of the global minimiser makes the zero-temperature replicon infinite; below the floor
 // the jumps move V by less than 3% (docs/equations/slr_replica.md §4.9). The same floor as the
-// Fig. 3 rule of `saddle figures` (tools/figures_panels.cpp). The pre-integrated jump share is
+// Fig. 3 rule of `saddle figures` (tools/figures/figures_panels.cpp). The pre-integrated jump share is
 // far less noisy (s.e. ~1e-4) than the sampled one this floor was chosen for; it reads 0.004 to
 // 0.015 on the softmax L = 2 curve (alpha 2..8), so a floor of 0.01 would flag alpha >= 6.5 there.
 constexpr double kJumpFloor = 0.03;

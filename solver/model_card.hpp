@@ -3,7 +3,7 @@
 // and defaults, the parameter along which continuation runs, and where its equations are written.
 // Pure data: nothing here knows a command-line library, a file format or any physics.
 //
-// A model that the generic subcommand can serve (tools/model_command.hpp) is a class M with
+// A model that the generic subcommand can serve (tools/cli/model_command.hpp) is a class M with
 //   static ModelCard card();                                    // this description
 //   explicit M(const ParamValues& p);                           // every parameter but the swept
 //                                                               // continuation one is fixed
@@ -28,7 +28,7 @@ namespace saddle {
 // The set of values a parameter may take: [min, max] (or open at either end), optionally integers
 // only, optionally +inf as well (nu = inf for max-SLR). Every value outside it is refused before
 // any computation. The one domain type of the house: the model cards' and the sweep parser's
-// (tools/cli_common.hpp parse_sweep).
+// (tools/cli/cli_common.hpp parse_sweep).
 struct ParamDomain {
   double min = -std::numeric_limits<double>::infinity();
   bool min_inclusive = true;

@@ -1,4 +1,4 @@
-// main() of the `saddle` program: runs saddle::run_cli (tools/app.cpp), which builds the CLI11
+// main() of the `saddle` program: runs saddle::run_cli (tools/cli/app.cpp), which builds the CLI11
 // app and turns every input error into one line on stderr with exit code 2 (no partial CSV on
 // stdout); under MPI only rank 0 reports the error. Exit codes (README "Errors and exit codes"):
 // 0 ok, 1 validation disagreement or internal error, 2 bad input, 3 --strict and a point did not
@@ -13,9 +13,9 @@
 #include <mpi.h>
 #endif
 
-#include "tools/app.hpp"
-#include "tools/cli_common.hpp"
-#include "tools/runner.hpp"
+#include "tools/cli/app.hpp"
+#include "tools/cli/cli_common.hpp"
+#include "tools/runner/runner.hpp"
 
 namespace {
 // Runs the program; returns its exit code, and its error message in `message` (printed by main).
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int r = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    // Rank 0 writes; the others compute their chains of a grid run (tools/runner.hpp) and run any
+    // Rank 0 writes; the others compute their chains of a grid run (tools/runner/runner.hpp) and run any
     // other command silently (its table would be the same), so each output appears once.
     if (r != 0) {
       saddle::set_output_rank(false);

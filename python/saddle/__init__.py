@@ -12,7 +12,7 @@ Functions::
     saddle.slr.population   saddle.slr.erm     saddle.slr.bayes       single-location regression
     saddle.rmt.attention    saddle.rmt.ridge   saddle.rmt.hermite     nonlinear attention (RMT)
     saddle.ridge  saddle.ridge_classifier  ...                        every model registered with
-                                                                      register_model (tools/models.cpp)
+                                                                      register_model (tools/cli/models.cpp)
     saddle.mc.slr           saddle.mc.rmt                             finite-size simulations
     saddle.validate.slr     saddle.validate.rmt                       theory against simulation
 
@@ -32,7 +32,7 @@ from . import _models  # noqa: E402
 
 __all__ = ["slr", "rmt", "mc", "validate", "__version__"]
 
-# One function per model registered with register_model<M> (tools/models.cpp): saddle.ridge,
+# One function per model registered with register_model<M> (tools/cli/models.cpp): saddle.ridge,
 # saddle.ridge_classifier, ... A model named like a submodule would hide it: refused here.
 models = []
 for _f in _models.functions():

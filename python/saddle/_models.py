@@ -1,4 +1,4 @@
-"""One Python function per model registered with ``register_model<M>`` (tools/models.cpp).
+"""One Python function per model registered with ``register_model<M>`` (tools/cli/models.cpp).
 
 Nothing here names a model: the list comes from the compiled core (``_core.models()``, the
 models' cards), so a model added to the C++ registry is a function of the package with no Python

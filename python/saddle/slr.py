@@ -22,7 +22,7 @@ V-hat forms (S20)/(S20')), integrated by randomised QMC (§7b). test_error_se is
 error (error bar); rs_stability flags an unstable replica fixed point; converged == 0 marks a
 point whose fixed point was not reached.""")
 
-# From the model registry (equations/slr_bayes.hpp BayesModel, tools/models.cpp).
+# From the model registry (equations/slr_bayes.hpp BayesModel, tools/cli/models.cpp).
 bayes = function_of("slr bayes")
 
 __all__ = ["population", "erm", "bayes"]

@@ -16,7 +16,7 @@
 //
 // Locale: the command runs with the "C" locale on its thread (uselocale), whatever
 // locale.setlocale() the host chose; numbers in and out are locale-free anyway
-// (tools/number_text.hpp), which also covers the OpenMP threads.
+// (tools/cli/number_text.hpp), which also covers the OpenMP threads.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -36,9 +36,9 @@
 
 #include "saddle_version.hpp"
 #include "solver/interrupt.hpp"
-#include "tools/app.hpp"
-#include "tools/cli_common.hpp"
-#include "tools/model_command.hpp"
+#include "tools/cli/app.hpp"
+#include "tools/cli/cli_common.hpp"
+#include "tools/cli/model_command.hpp"
 
 namespace py = pybind11;
 
@@ -203,7 +203,7 @@ py::dict describe() {
   return out;
 }
 
-// Every model registered with register_model<M> (tools/models.cpp), as its card: the Python
+// Every model registered with register_model<M> (tools/cli/models.cpp), as its card: the Python
 // module makes one function per model from these (python/saddle/_models.py).
 py::list models() {
   py::list out;
@@ -262,7 +262,7 @@ PYBIND11_MODULE(_core, m) {
         "After a call stopped by SIGTERM: end the process by SIGTERM (call after cleanup).");
   m.def("describe", &describe, "Subcommands of the saddle program and their options.");
   m.def("models", &models,
-        "Every model registered with register_model (tools/models.cpp): command, summary, "
+        "Every model registered with register_model (tools/cli/models.cpp): command, summary, "
         "equations, continuation, parameters with default, help and domain (or choices), "
         "settings.");
 }

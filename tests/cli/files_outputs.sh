@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Files named on the command line (issue 28 items 1, 5, 8; tools/file_io.hpp): an output is written
+# Files named on the command line (issue 28 items 1, 5, 8; tools/runner/file_io.hpp): an output is written
 # only when it is absent or a regular file (a device node, FIFO or directory is refused and left as
 # it was: `--plot /dev/null` never unlinks it, `--out FIFO` never hangs); an output that is the
 # same file as an input or as the other output (also through a symbolic link) is refused; inputs

@@ -12,11 +12,11 @@
 #include <iostream>
 #include <string>
 
-#include "tools/cli_common.hpp"
-#include "tools/cmd_rmt_common.hpp"
-#include "tools/cmd_slr.hpp"
-#include "tools/plot.hpp"
-#include "tools/runner.hpp"
+#include "tools/cli/cli_common.hpp"
+#include "tools/commands/cmd_rmt_common.hpp"
+#include "tools/commands/cmd_slr.hpp"
+#include "tools/plotting/plot.hpp"
+#include "tools/runner/runner.hpp"
 
 // Models the harness never reaches (cmd_slr.cpp registers them): stubs keep the build small.
 namespace saddle {

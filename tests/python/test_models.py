@@ -1,4 +1,4 @@
-"""Every model registered with register_model<M> (tools/models.cpp) is a function of the package
+"""Every model registered with register_model<M> (tools/cli/models.cpp) is a function of the package
 (issue 21): the test walks the registry of the compiled core, so a new model cannot be left out.
 For each: the name (command with - -> _), the card's parameters with their defaults as the
 signature, help and domain in the docstring, a run at the card's defaults against the CLI's CSV

@@ -1,0 +1,342 @@
+// `saddle slr erm`: replica-symmetric fixed point of ridge ERM in single-location regression
+// (docs/equations/slr_replica.md §4), channel expectations by randomly shifted QMC (§7b), continuation in alpha
+// from an informed and/or uninformed start. One row per (L, nu, lambda, delta, activation, init,
+// alpha): mean over the R QMC replicates, with test_error_se their standard error.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "equations/slr_replica.hpp"
+#include "equations/slr_replica_curve.hpp"
+#include "tools/cli/cli_common.hpp"
+#include "tools/commands/cmd_slr.hpp"
+#include "tools/commands/cmd_slr_rsb.hpp"
+#include "tools/runner/runner.hpp"
+
+namespace saddle {
+
+// Declared in tools/commands/cmd_slr.hpp; here, with the replica model it needs (the fuzz build links
+// tools/commands/cmd_slr.cpp without it).
+std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
+                                         const std::vector<slr::ReplicaInit>& inits, std::size_t k) {
+  return {to_string(s.task),  length_key(slr::replica_lengths(s)),       fmt(s.nu),
+          fmt(s.lambda),      fmt(s.delta),                              fmt(sorted_alphas[k % sorted_alphas.size()]),
+          to_string(s.activation), to_string(inits[k / sorted_alphas.size()])};
+}
+
+namespace {
+
+struct ErmCli {
+  std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
+              alpha = "0.5:8:16", activation = "softmax,linear", init = "informed", vhat = "stein",
+              channel = "sampled";
+  int points = 4096, replicates = 8, grid1 = 25, grid2 = 15, starts = 3, line_nodes = 6;
+  unsigned long long seed = 1;
+  CurveCli curve{slr::ReplicaCurveOptions()};
+  double target_se = 0.002;
+  int max_refine = 2;
+  bool refine_unstable = false;
+  SolverOptions solver;
+  std::string method;
+  RunOptions run;
+  CLI::Option* points_opt = nullptr;  // --points given? (else the channel's default)
+  ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/commands/cmd_slr_rsb.cpp)
+  ErmCli() { solver = slr::ReplicaCurveOptions().solver; }
+};
+
+void run_erm(const ErmCli& o) {
+  using namespace slr;
+  SolverOptions opt = o.solver;
+  finish_solver_options(opt, o.method);
+  slr::ReplicaCurveOptions copt;
+  copt.solver = opt;
+  finish_curve_options(o.curve, copt);
+  opt = copt.solver;
+  if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
+    throw InputError("--target-se: must be >= 0 (0 = no refinement)");
+  if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
+  const Task task = parse_task_option(o.task);
+  VhatForm vhat;
+  try {
+    vhat = parse_vhat_form(o.vhat);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--vhat: ") + e.what());
+  }
+  ChannelKind channel;
+  try {
+    channel = parse_channel_kind(o.channel);
+  } catch (const std::exception& e) {
+    throw InputError(std::string("--channel: ") + e.what());
+  }
+  if (o.line_nodes < 4 || o.line_nodes > 64) throw InputError("--line-nodes: must be in 4..64");
+  if (channel != ChannelKind::Sampled && rsb_selected(o.rsb))
+    throw InputError("--channel preint: only with --symmetry rs (the 1rsb channel is sampled)");
+  // Default QMC points per replicate: 4096 draws (sampled), 1024 lines (pre-integrated: each line
+  // is a 1-D rule of about --line-nodes prox solves, §4.9; at 256 lines the softmax L = 2 curve
+  // reads test errors ~0.002 too high at alpha = 5..8, measured against 4096 lines).
+  const int points =
+      o.points_opt && o.points_opt->count() == 0 && channel != ChannelKind::Sampled ? 1024 : o.points;
+  const auto laws = parse_length_laws(o.L, o.L_dist, replica::kMaxL);
+  // Documented domain (README "Errors and exit codes").
+  const SlrReplicaRules rules = slr_replica_rules(task);
+  const auto nus = parse_sweep(o.nu, "nu", rules.nu);
+  const auto lambdas = parse_sweep(o.lambda, "lambda", rules.scale);
+  const auto deltas = parse_sweep(o.delta, "delta", rules.scale);
+  const auto alphas = parse_sweep(o.alpha, "alpha", rules.alpha);
+  const auto acts = parse_names(o.activation, "activation", {"softmax", "linear"});
+  const auto init_names = parse_names(o.init, "init", {"informed", "uninformed"});
+  check_grid({laws.size(), nus.size(), lambdas.size(), deltas.size(), acts.size(), init_names.size(),
+              alphas.size()});
+  std::vector<ReplicaInit> inits;
+  for (const auto& s : init_names)
+    inits.push_back(s == "informed" ? ReplicaInit::Informed : ReplicaInit::Uninformed);
+  if (points < 16) throw InputError("--points: must be >= 16");
+  if (o.replicates < 2) throw InputError("--replicates: must be >= 2 (error bars need R >= 2)");
+  if (points > (1 << 22)) throw InputError("--points: must be <= 4194304");
+  if (o.replicates > 1024) throw InputError("--replicates: must be <= 1024");
+  checked_count({static_cast<double>(points), static_cast<double>(o.replicates)}, 1 << 24,
+                "--points x --replicates");
+  if (o.grid1 < 3 || o.grid1 > 513) throw InputError("--grid1: must be in 3..513");
+  if (o.grid2 < 3 || o.grid2 > 41) throw InputError("--grid2: must be in 3..41");
+  if (o.starts < 1 || o.starts > 8) throw InputError("--starts: must be in 1..8");
+  // Validate every setting before any output.
+  std::vector<ReplicaSetting> settings;
+  for (const auto& law : laws)
+    for (double nu : nus)
+      for (double lambda : lambdas)
+        for (double delta : deltas)
+          for (const auto& a : acts) {
+            ReplicaSetting s;
+            s.task = task;
+            s.L = law.front();
+            if (law.size() > 1) s.lengths = law;
+            s.nu = nu;
+            s.lambda = lambda;
+            s.delta = delta;
+            s.activation = parse_activation(a);
+            s.vhat = vhat;
+            s.channel = channel;
+            s.line.nodes = o.line_nodes;
+            s.n_points = points;
+            s.replicates = o.replicates;
+            s.seed = o.seed;
+            s.prox.grid1 = o.grid1;
+            s.prox.grid2 = o.grid2;
+            s.prox.n_starts = o.starts;
+            try {
+              validate(s);
+            } catch (const std::exception& e) {
+              throw InputError(e.what());
+            }
+            settings.push_back(s);
+          }
+
+  if (rsb_selected(o.rsb)) {  // --symmetry 1rsb: tools/commands/cmd_slr_rsb.cpp
+    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, copt.noise_factor,
+                        copt.retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
+    return;
+  }
+
+  GridJob job;
+  job.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
+                 "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
+                 "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
+                 "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
+                 "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
+                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "rs_reason", "jump_share",
+                 "jump_share_se", "points", "path"};
+  for (const auto& c : curve_status_columns()) job.columns.push_back(c);
+  job.text_columns = {"rs_stability", "rs_reason", "path", "reason"};
+  CsvTable table(job.columns);  // collects the settings lines
+  table.setting("model",
+                "SLR ridge ERM, replica-symmetric fixed point (docs/equations/slr_replica.md §4); test_error (S7), "
+                "train_error = E(y - f)^2 incl. Delta (§4.6)");
+  table.setting("L", o.L_dist.empty()
+                         ? "fixed"
+                         : "uniform on {" + o.L_dist + "} per sample, one shared (k, v); every "
+                           "channel expectation and the test error averaged over L (§4.6)");
+  table.setting("vhat", to_string(vhat) +
+                            " (stein = (S20'), hessian = (S20)); both forms reported as columns");
+  table.setting("qmc", "Sobol, " + std::to_string(points) +
+                           (channel == ChannelKind::Sampled ? " points x " : " lines x ") +
+                           std::to_string(o.replicates) + " random shifts, seed " +
+                           std::to_string(o.seed) +
+                           "; one fixed point per replicate, values are means, *_se standard errors; "
+                           "refinement: target_se=" + fmt(o.target_se) + " max_refine=" +
+                           std::to_string(o.max_refine) +
+                           (o.refine_unstable ? " (all points)" : " (points not RS-unstable)") +
+                           ", points = QMC points per replicate used");
+  table.setting("channel",
+                channel == ChannelKind::Sampled
+                    ? "sampled: plain QMC over every coordinate of the channel draw (§7b); a replicate "
+                      "whose Newton steps end near a fixed point without meeting tol (a jump of the "
+                      "sampled map straddling it) is drawn again with a new random shift, at most 2 "
+                      "times (path: +redraw); one that still does not converge is solved again with "
+                      "the pre-integrated map on points/4 lines (path: +fallback); jump_share from one pre-integrated pass at each "
+                      "solution on max(256, points/16) lines, " + std::to_string(o.line_nodes) + " nodes (§4.9)"
+                    : "preint: one key-noise direction per QMC point integrated along a line, jumps "
+                      "of the proximal minimiser located, Gauss rules of the normal density on the "
+                      "pieces, " + std::to_string(o.line_nodes) + " nodes (§4.9)");
+  table.setting("prox", "grid1=" + std::to_string(o.grid1) + " grid2=" + std::to_string(o.grid2) +
+                            " starts=" + std::to_string(o.starts) + " then Newton");
+  table.setting("solver", describe(opt) + " noise_factor=" + fmt(copt.noise_factor) +
+                              (!copt.retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
+                                                      " max_iter=" + std::to_string(retry_iterations(copt))));
+  table.setting("continuation",
+                "informed: backward from the largest alpha, start (S4.7); uninformed: forward from "
+                "the smallest alpha, start m=0.05 q=0.01 V=1; warm starts, " + predictor_text(copt));
+  table.setting("columns",
+                convergence_rule_text(copt) + "; stalled = number of stalled replicates (value = "
+                "the mean of the last stall_window iterates); train_loss = objective (S13)/N at the RS "
+                "minimiser; preferred = lowest train_loss among converged inits; coexist = the "
+                "inits converged to test errors more than 4 s.e. + 1e-3 apart; at_eigenvalue = "
+                "replicon (de Almeida-Thouless) eigenvalue of the RS fixed point from the "
+                "Hessian-form Jacobian; rs_stability = stable (at + 2 se < 1), unstable "
+                "(at - 2 se > 1: replica symmetry is broken and the RS value is not the ERM "
+                "answer) or marginal; jump_share = the relative change of V due to jumps of the "
+                "proximal minimiser, max over k, v of Vhat_jump / (lambda + |Vhat_hessian|) "
+                "(Vhat_jump = the jump term (S20b) from the located jumps of a pre-integrated pass); "
+                "a point with jump_share - 2 se > 0.03 is rs_stability = unstable; rs_reason = "
+                "why a point is not stable (replicon, jumps) or empty; path = the iteration each replicate's result came from "
+                "(newton: Newton steps with the map's Jacobian from the channel pass; anderson: the "
+                "Anderson iteration, alone or as the fallback of newton; damped: the retry), with "
+                "counts when the replicates differ, then +redraw:N (replicates solved on a new "
+                "random shift) and +fallback:N (on the pre-integrated map)");
+
+  copt.target_se = o.target_se;
+  copt.max_refine = o.max_refine;
+  copt.refine_unstable = o.refine_unstable;
+  job.plot.y = {"test_error"};
+  job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"lambda", lambdas.size()}, {"delta", deltas.size()},
+                             {"alpha", alphas.size()}, {"activation", acts.size()}, {"init", init_names.size()}});
+  job.plot.series = {"activation", "init"};
+  job.plot.flag_column = "rs_stability";
+  job.plot.flag_value = "unstable";
+  job.plot.flag_label = "RS unstable";
+  job.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
+  std::string alpha_key;
+  for (double a : alphas) alpha_key += fmt(a) + "|";
+  // One chain per setting: every init, continuation along alpha (rows: inits x sorted alphas).
+  for (const ReplicaSetting& s : settings)
+    job.chains.push_back({"L=" + length_key(replica_lengths(s)) + ";nu=" + fmt(s.nu) + ";lambda=" + fmt(s.lambda) +
+                              ";delta=" + fmt(s.delta) + ";act=" + to_string(s.activation) +
+                              ";inits=" + o.init + ";alpha=" + alpha_key +
+                              (s.channel == ChannelKind::Sampled
+                                   ? std::string()
+                                   : ";channel=preint;nodes=" + std::to_string(s.line.nodes)),
+                          inits.size() * alphas.size()});
+  // Row k of chain c (replica_curve's order: inits x sorted alphas).
+  std::vector<double> sorted_alphas = alphas;
+  std::sort(sorted_alphas.begin(), sorted_alphas.end());
+  job.row_key = [=](std::size_t c, std::size_t k) { return replica_row_key(settings[c], sorted_alphas, inits, k); };
+  job.run_chain = [=](std::size_t c) {
+    const ReplicaSetting& s = settings[c];
+    std::vector<std::vector<std::string>> rows;
+    const auto pts = replica_curve(s, alphas, inits, copt);
+    for (const ReplicaPoint& p : pts) {
+      std::vector<std::string> row{to_string(task), length_key(replica_lengths(s)), fmt(s.nu),
+                                   fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
+                                   to_string(s.activation), to_string(p.init)};
+      for (const Estimate* e : {&p.m_k, &p.q_k, &p.V_k, &p.m_v, &p.q_v, &p.V_v, &p.mhat_k,
+                                &p.qhat_k, &p.Vhat_k, &p.mhat_v, &p.qhat_v, &p.Vhat_v,
+                                &p.test_error, &p.train_error})
+        row.push_back(fmt(e->mean));
+      row.push_back(p.converged ? "1" : "0");
+      row.push_back(std::to_string(p.iterations));
+      row.push_back(fmt(p.residual));
+      row.push_back(fmt(p.test_error.se));
+      row.push_back(fmt(p.train_error.se));
+      row.push_back(fmt(p.train_loss.mean));
+      row.push_back(fmt(p.train_loss.se));
+      for (const Estimate* e : {&p.Vhat_k_stein, &p.Vhat_v_stein, &p.Vhat_k_hessian, &p.Vhat_v_hessian})
+        row.push_back(fmt(e->mean));
+      row.push_back(std::to_string(s.replicates));
+      row.push_back(std::to_string(p.n_stalled));
+      row.push_back(p.preferred ? "1" : "0");
+      row.push_back(p.coexist ? "1" : "0");
+      row.push_back(fmt(p.at_eigenvalue.mean));
+      row.push_back(fmt(p.at_eigenvalue.se));
+      row.push_back(to_string(p.stability));
+      row.push_back(to_string(p.rs_reason));
+      row.push_back(fmt(p.jump_share.mean));
+      row.push_back(fmt(p.jump_share.se));
+      row.push_back(std::to_string(p.n_points));
+      row.push_back(path_text(p));
+      push_curve_status(row, p);
+      finish_row(row, job.columns, 8, p.converged,
+                 "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  job.settings = table.settings();
+  run_grid(job, o.run);
+}
+
+}  // namespace
+
+void register_slr_erm(CLI::App& slr) {
+  auto o = std::make_shared<ErmCli>();
+  CLI::App* sub = slr.add_subcommand(
+      "erm", "Ridge ERM test/train error vs alpha: replica fixed point (docs/equations/slr_replica.md §4, §7b)");
+  sub->add_option("--task", o->task, "spiked | max")->capture_default_str();
+  sub->add_option("--L", o->L, "Number of tokens, 1..4 (sweepable)")->capture_default_str();
+  sub->add_option("--L-dist", o->L_dist,
+                  "Variable length: L drawn uniformly from this set (e.g. 1,2,3) per sample, one "
+                  "shared (k, v) (§1.4, §4.6); excludes --L")
+      ->capture_default_str();
+  sub->add_option("--nu", o->nu, "Signal strength in [0, 1e3]; inf allowed for max (sweepable)")
+      ->capture_default_str();
+  sub->add_option("--lambda", o->lambda, "Ridge lambda in [0, 1e4] (sweepable)")->capture_default_str();
+  sub->add_option("--delta", o->delta, "Noise variance Delta in [0, 1e4] (sweepable)")
+      ->capture_default_str();
+  sub->add_option("--alpha", o->alpha, "Sample ratio N/D in [1e-3, 1e4] (value, list, start:stop:count[:log])")
+      ->capture_default_str();
+  sub->add_option("--activation", o->activation, "softmax,linear (comma list)")
+      ->capture_default_str();
+  sub->add_option("--init", o->init, "informed,uninformed (comma list)")->capture_default_str();
+  sub->add_option("--vhat", o->vhat, "V-hat form driving the iteration: stein (S20') | hessian (S20)")
+      ->capture_default_str();
+  sub->add_option("--channel", o->channel,
+                  "Channel integration: sampled (plain QMC over every coordinate, §7b; a replicate "
+                  "that cycles is solved again with the pre-integrated map) | preint (one key-noise "
+                  "direction integrated exactly across the jumps of the proximal minimiser for every "
+                  "replicate, §4.9)")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--line-nodes", o->line_nodes,
+                  "Pre-integration (the preint channel, the fallback and the jump pass): Gauss-Hermite "
+                  "nodes per line (and the budget of the piecewise rule on lines with jumps), 4..64")
+      ->capture_default_str()->group("Integration");
+  o->points_opt = sub->add_option("--points", o->points,
+                  "QMC points per replicate (§7b), in [16, 4194304]; default 4096 (sampled), 1024 lines "
+                  "(preint)")
+      ->group("Integration");
+  sub->add_option("--replicates", o->replicates, "QMC random shifts R in [2, 1024]; points x R <= 2^24")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--seed", o->seed, "Seed of the random shifts")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--target-se", o->target_se,
+                  "Refine (4x QMC points, warm start) a point whose test_error_se exceeds this; "
+                  ">= 0, 0 = off")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--max-refine", o->max_refine, "At most this many 4x refinements per point, in [0, 4]")
+      ->capture_default_str()->group("Integration");
+  sub->add_flag("--refine-unstable", o->refine_unstable,
+               "Also refine points whose RS fixed point is unstable (rs_stability = unstable)")
+      ->group("Integration");
+  sub->add_option("--grid1", o->grid1, "Prox grid points, 1-D search, in [3, 513]")->capture_default_str()
+      ->group("Integration");
+  sub->add_option("--grid2", o->grid2, "Prox grid points per axis, 2-D search, in [3, 41]")
+      ->capture_default_str()->group("Integration");
+  sub->add_option("--starts", o->starts, "Newton starts from the best grid minima, in [1, 8]")
+      ->capture_default_str()->group("Integration");
+  add_curve_options(sub, o->curve);
+  add_run_options(sub, o->run);
+  add_solver_options(sub, o->solver, o->method);
+  add_rsb_options(sub, o->rsb);
+  sub->callback([o] { run_erm(*o); });
+}
+
+}  // namespace saddle

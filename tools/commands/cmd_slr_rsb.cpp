@@ -1,0 +1,207 @@
+// `saddle slr erm --symmetry 1rsb` (tools/commands/cmd_slr_rsb.hpp): the 1RSB fixed point at zero
+// temperature (docs/equations/slr_rsb.md) along alpha, one row per (setting, init, alpha), with
+// the RS columns of `slr erm` first (their 1RSB meaning in the header) and the 1RSB columns after.
+#include "tools/commands/cmd_slr_rsb.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "equations/slr_rsb.hpp"
+#include "tools/cli/cli_common.hpp"
+#include "tools/commands/cmd_slr.hpp"
+
+namespace saddle {
+
+void add_rsb_options(CLI::App* sub, ErmRsbOptions& o) {
+  sub->add_option("--symmetry", o.symmetry,
+                  "rs: replica-symmetric fixed point (slr_replica.md §4); 1rsb: one-step replica "
+                  "symmetry breaking at zero temperature (docs/equations/slr_rsb.md), for the "
+                  "RS-unstable windows; unless given, 1rsb uses --points 1024, --target-se 0, "
+                  "--method anderson, --mix 0.3, --anderson-depth 3")
+      ->capture_default_str();
+  sub->add_option("--inner-points", o.inner,
+                  "1rsb: inner QMC points per outer point (antithetic pairs; even, 2..4096)")
+      ->capture_default_str()->group("Integration");
+  o.points = sub->get_option("--points");
+  o.target_se = sub->get_option("--target-se");
+  o.method = sub->get_option("--method");
+  o.mix = sub->get_option("--mix");
+  o.depth = sub->get_option("--anderson-depth");
+}
+
+bool rsb_selected(const ErmRsbOptions& o) {
+  if (o.symmetry == "rs") return false;
+  if (o.symmetry == "1rsb") return true;
+  throw InputError("--symmetry: expected rs or 1rsb, got '" + o.symmetry + "'");
+}
+
+void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
+  using namespace slr;
+  if (o.inner < 2 || o.inner > 4096 || o.inner % 2 != 0)
+    throw InputError("--inner-points: must be even and in 2..4096");
+  const bool points_given = o.points && o.points->count() > 0;
+  const bool target_given = o.target_se && o.target_se->count() > 0;
+  const RsbCurveOptions defaults;
+  auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
+  if (!given(o.method)) job.solver.method = defaults.solver.method;
+  if (!given(o.mix)) job.solver.mix = defaults.solver.mix;
+  if (!given(o.depth)) job.solver.anderson_depth = defaults.solver.anderson_depth;
+  if (!target_given) job.target_se = 0.0;
+  std::vector<RsbSetting> settings;
+  for (const ReplicaSetting& rs : job.settings) {
+    RsbSetting s;
+    s.rs = rs;
+    if (!points_given) s.rs.n_points = 1024;
+    s.n_inner = o.inner;
+    try {
+      validate(s);
+    } catch (const std::exception& e) {
+      throw InputError(e.what());
+    }
+    settings.push_back(s);
+  }
+  const RsbSetting& s0 = settings.front();
+  // Memory and time per map evaluation grow as outer x inner points (x 16 after 2 refinements).
+  checked_count({static_cast<double>(s0.rs.n_points), static_cast<double>(o.inner),
+                 static_cast<double>(s0.rs.replicates)},
+                1 << 24, "--points x --inner-points x --replicates");
+
+  GridJob grid;
+  grid.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
+                  "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
+                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
+                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
+                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
+                  "replicates", "stalled", "preferred", "coexist", "at_eigenvalue",
+                  "at_eigenvalue_se", "rs_stability", "jump_share", "jump_share_se", "points",
+                  "path", "reason", "amplitude",
+                  // 1RSB columns
+                  "symmetry", "x_parisi", "x_parisi_se", "dq_k", "dq_k_se", "dq_v", "dq_v_se",
+                  "free_energy", "free_energy_se", "at0_eigenvalue", "at0_eigenvalue_se",
+                  "inner_points", "inner_ess", "stein_gap", "x_edge"};
+  grid.text_columns = {"rs_stability", "path", "reason", "symmetry"};
+  CsvTable table(grid.columns);
+  table.setting("model",
+                "SLR ridge ERM, one-step replica-symmetry-broken (1RSB) fixed point at zero "
+                "temperature (docs/equations/slr_rsb.md); test_error (S7) at the self-overlaps "
+                "q = q1, train_error = E<(y - f)^2> incl. Delta with the tilted inner measure (R6)");
+  table.setting("L", job.L_dist.empty()
+                         ? "fixed"
+                         : "uniform on {" + job.L_dist + "} per sample, one shared (k, v)");
+  table.setting("qmc", "outer: Sobol, " + std::to_string(s0.rs.n_points) + " points x " +
+                           std::to_string(s0.rs.replicates) + " random shifts, seed " +
+                           std::to_string(s0.rs.seed) + "; inner: " + std::to_string(o.inner) +
+                           " antithetic moment-matched Sobol points per outer point (R2); one "
+                           "fixed point per replicate, values are means, *_se standard errors; "
+                           "refinement: target_se=" + fmt(job.target_se) + " max_refine=" +
+                           std::to_string(job.max_refine) + " (4x outer points)");
+  table.setting("prox", "grid1=" + std::to_string(s0.rs.prox.grid1) + " grid2=" +
+                            std::to_string(s0.rs.prox.grid2) + " starts=" +
+                            std::to_string(s0.rs.prox.n_starts) + " then Newton (global minimum)");
+  table.setting("solver", describe(job.solver) + " noise_factor=" + fmt(job.noise_factor) +
+                              (job.retry ? "; failed replicates retried damped mix=" +
+                                               fmt(defaults.retry_mix) + " max_iter=" +
+                                               std::to_string(retry_iterations(defaults.retry_max_iter,
+                                                                               job.solver.max_iter))
+                                         : ""));
+  table.setting("continuation",
+                "informed: backward from the largest alpha; uninformed: forward from the smallest; "
+                "starts = the RS starts (§4.7) with dq = 0.3 (q - m^2) and x = 1; warm starts");
+  table.setting("columns",
+                "q_k, q_v = q1 (self-overlap), V = intra-state susceptibility, dq = q1 - q0 "
+                "(0 up to noise: the 1RSB point has collapsed onto RS), x_parisi = Parisi "
+                "parameter x = beta x_beta (R5; x_edge = -1/+1 at the ends of [1e-3, 1e3]); "
+                "mhat, qhat = qhat1 = alpha E<|g|^2>, Vhat = 1/V - lambda (R4), Vhat_*_stein = "
+                "Vhat, Vhat_*_hessian = alpha E<tr J> (misses the jumps of the prox minimiser); "
+                "train_loss = train_error/2 + lambda (q_k + q_v)/(2 alpha), free_energy = the 1RSB "
+                "ground-state energy per sample (R1), equal to train_loss at the fixed point; "
+                "at_eigenvalue = intra-state replicon, at0_eigenvalue = inter-state replicon "
+                "(R7); rs_stability = stability of the 1RSB point from the larger of the two "
+                "(stable / marginal / unstable as for RS); preferred = lowest free_energy; "
+                "inner_ess = effective share of inner points under the tilt exp(-x M); "
+                "stein_gap = |Vhat0 - Vhat1 - x qhat0|/(lambda + |Vhat0|), a check of the inner "
+                "Stein identity (noise level 0.01-0.1)");
+
+  RsbCurveOptions copt;  // retry mix and iterations: the 1RSB defaults
+  copt.solver = job.solver;
+  copt.noise_factor = job.noise_factor;
+  copt.retry = job.retry;
+  copt.target_se = job.target_se;
+  copt.max_refine = job.max_refine;
+  copt.refine_unstable = job.refine_unstable;
+  table.setting("convergence", convergence_rule_text(copt));
+  grid.plot.y = {"test_error"};
+  grid.plot.series = {"activation", "init"};
+  grid.plot.flag_column = "rs_stability";
+  grid.plot.flag_value = "unstable";
+  grid.plot.flag_label = "1RSB unstable";
+  grid.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
+  std::string alpha_key;
+  for (double a : job.alphas) alpha_key += fmt(a) + "|";
+  for (const RsbSetting& s : settings)
+    grid.chains.push_back({"1rsb;L=" + length_key(replica_lengths(s.rs)) + ";nu=" + fmt(s.rs.nu) +
+                               ";lambda=" + fmt(s.rs.lambda) + ";delta=" + fmt(s.rs.delta) +
+                               ";act=" + to_string(s.rs.activation) + ";inits=" + job.init_text +
+                               ";inner=" + std::to_string(s.n_inner) + ";alpha=" + alpha_key,
+                           job.inits.size() * job.alphas.size()});
+  const std::vector<double> alphas = job.alphas;
+  const std::vector<ReplicaInit> inits = job.inits;
+  // Row k of chain c (rsb_curve's order: inits x sorted alphas).
+  std::vector<double> sorted_alphas = alphas;
+  std::sort(sorted_alphas.begin(), sorted_alphas.end());
+  grid.row_key = [=](std::size_t c, std::size_t k) {
+    return replica_row_key(settings[c].rs, sorted_alphas, inits, k);
+  };
+  grid.run_chain = [=](std::size_t c) {
+    const RsbSetting& s = settings[c];
+    std::vector<std::vector<std::string>> rows;
+    const auto pts = rsb_curve(s, alphas, inits, copt);
+    for (const RsbPoint& p : pts) {
+      std::vector<std::string> row{to_string(s.rs.task), length_key(replica_lengths(s.rs)),
+                                   fmt(s.rs.nu), fmt(s.rs.lambda), fmt(s.rs.delta), fmt(p.alpha),
+                                   to_string(s.rs.activation), to_string(p.init)};
+      for (const Estimate* e : {&p.m_k, &p.q_k, &p.V_k, &p.m_v, &p.q_v, &p.V_v, &p.mhat_k,
+                                &p.qhat_k, &p.Vhat_k, &p.mhat_v, &p.qhat_v, &p.Vhat_v,
+                                &p.test_error, &p.train_error})
+        row.push_back(fmt(e->mean));
+      row.push_back(p.converged ? "1" : "0");
+      row.push_back(std::to_string(p.iterations));
+      row.push_back(fmt(p.residual));
+      row.push_back(fmt(p.test_error.se));
+      row.push_back(fmt(p.train_error.se));
+      row.push_back(fmt(p.train_loss.mean));
+      row.push_back(fmt(p.train_loss.se));
+      for (const Estimate* e : {&p.Vhat_k, &p.Vhat_v, &p.Vhat_k_hessian, &p.Vhat_v_hessian})
+        row.push_back(fmt(e->mean));
+      row.push_back(std::to_string(s.rs.replicates));
+      row.push_back(std::to_string(p.n_stalled));
+      row.push_back(p.preferred ? "1" : "0");
+      row.push_back(p.coexist ? "1" : "0");
+      row.push_back(fmt(p.at_eigenvalue.mean));
+      row.push_back(fmt(p.at_eigenvalue.se));
+      row.push_back(to_string(p.stability));
+      row.push_back(fmt(p.jump_share.mean));
+      row.push_back(fmt(p.jump_share.se));
+      row.push_back(std::to_string(p.n_points));
+      row.push_back(path_text(p));
+      push_curve_status(row, p);
+      row.push_back("1rsb");
+      for (const Estimate* e : {&p.x_parisi, &p.dq_k, &p.dq_v, &p.free_energy, &p.at0_eigenvalue}) {
+        row.push_back(fmt(e->mean));
+        row.push_back(fmt(e->se));
+      }
+      row.push_back(std::to_string(p.n_inner));
+      row.push_back(fmt(p.inner_ess.mean));
+      row.push_back(fmt(p.stein_gap.mean));
+      row.push_back(fmt(p.x_edge.mean));
+      finish_row(row, grid.columns, 8, p.converged,
+                 "at alpha " + fmt(p.alpha) + " (" + to_string(s.rs.activation) + ", 1rsb)");
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  grid.settings = table.settings();
+  run_grid(grid, job.run);
+}
+
+}  // namespace saddle
