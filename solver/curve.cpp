@@ -12,6 +12,21 @@
 
 namespace saddle {
 
+bool CurveOptions::is_valid(std::string* error) const {
+  if (!solver.is_valid(error)) return false;
+  auto fail = [error](const char* what) {
+    if (error) *error = what;
+    return false;
+  };
+  if (!(noise_factor >= 0.0 && noise_factor <= 1.0)) return fail("noise_factor: must be in [0, 1]");
+  if (!(target_se >= 0.0) || !std::isfinite(target_se)) return fail("target_se: must be >= 0 (0 = no refinement)");
+  if (max_refine < 0 || max_refine > 4) return fail("max_refine: must be in 0..4");
+  if (!(warm_accept >= 0.0)) return fail("warm_accept: must be >= 0");
+  if (!(retry_mix > 0.0 && retry_mix <= 1.0)) return fail("retry_mix: must be in (0, 1]");
+  if (retry_max_iter < 1) return fail("retry_max_iter: must be >= 1");
+  return true;
+}
+
 std::string to_string(Stability s) {
   switch (s) {
     case Stability::Stable: return "stable";

@@ -94,6 +94,10 @@ struct CurveOptions {
   // finite differences where the system has no map_jacobian). Costs 2 dim map evaluations per
   // point without a Jacobian.
   bool map_radius = false;
+
+  // True when every field (and solver's) is in its domain; else false with *error naming the
+  // first that is not, as "noise_factor: must be in [0, 1]" (SolverOptions::is_valid).
+  bool is_valid(std::string* error) const;
 };
 
 // Iterations of the damped retry: retry_max_iter, and at most kRetryPerMaxIter x the solver's

@@ -76,6 +76,22 @@ std::string to_string(Method m) {
   }
 }
 
+bool SolverOptions::is_valid(std::string* error) const {
+  auto fail = [error](const char* what) {
+    if (error) *error = what;
+    return false;
+  };
+  if (!(mix > 0.0 && mix <= 1.0)) return fail("mix: must be in (0, 1]");
+  if (!(tol > 0.0) || !std::isfinite(tol)) return fail("tol: must be a positive number");
+  if (max_iter < 1 || max_iter > 1000000) return fail("max_iter: must be in 1..1e6");
+  if (anderson_depth < 0 || anderson_depth > 100) return fail("anderson_depth: must be in 0..100");
+  if (stall_window < 0) return fail("stall_window: must be >= 0");
+  if (newton_steps < 0 || newton_halvings < 0 || newton_max_iter < 0)
+    return fail("newton_steps: Newton's counts must be >= 0");
+  if (newton_fallback == Method::Newton) return fail("newton_fallback: must not be newton");
+  return true;
+}
+
 Method parse_method(const std::string& s) {
   if (s == "damped") return Method::Damped;
   if (s == "anderson") return Method::Anderson;

@@ -34,6 +34,11 @@ struct SolverOptions {
   // (limit cycle of a piecewise-smooth map); report the mean of the last `stall_window` iterates,
   // flag the solve as stalled (never converged) and report the cycle's amplitude.
   int stall_window = 0;
+
+  // True when every field is in its domain; else false, with *error (when given) naming the first
+  // field that is not, as "max_iter: must be in 1..1e6" (Ceres' Options::IsValid). The command
+  // line names its flags after the fields (--max-iter), so the message reads as the flag's.
+  bool is_valid(std::string* error) const;
 };
 
 std::string to_string(Method m);

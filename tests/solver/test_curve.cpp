@@ -450,3 +450,41 @@ TEST_CASE("Curve driver: a start with escape leaves a repelling symmetric warm s
     CHECK(away[i].map_radius.mean < 1.0);
   }
 }
+
+TEST_CASE("options check themselves: defaults valid, each field out of its domain named", "[solver]") {
+  std::string error;
+  CHECK(SolverOptions().is_valid(&error));
+  CHECK(CurveOptions().is_valid(nullptr));
+  auto bad = [](CurveOptions o, const std::string& field) {
+    std::string e;
+    CHECK_FALSE(o.is_valid(&e));
+    CHECK(e.rfind(field + ": ", 0) == 0);
+  };
+  CurveOptions o;
+  o.solver.mix = 0.0;
+  bad(o, "mix");
+  o = CurveOptions();
+  o.solver.tol = std::numeric_limits<double>::quiet_NaN();
+  bad(o, "tol");
+  o = CurveOptions();
+  o.solver.max_iter = 0;
+  bad(o, "max_iter");
+  o = CurveOptions();
+  o.solver.anderson_depth = 101;
+  bad(o, "anderson_depth");
+  o = CurveOptions();
+  o.solver.stall_window = -1;
+  bad(o, "stall_window");
+  o = CurveOptions();
+  o.noise_factor = 1.5;
+  bad(o, "noise_factor");
+  o = CurveOptions();
+  o.target_se = -1e-3;
+  bad(o, "target_se");
+  o = CurveOptions();
+  o.max_refine = 5;
+  bad(o, "max_refine");
+  o = CurveOptions();
+  o.retry_mix = 0.0;
+  bad(o, "retry_mix");
+}

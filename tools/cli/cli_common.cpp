@@ -316,15 +316,13 @@ void finish_curve_options(const CurveCli& o, CurveOptions& copt) {
     throw InputError("--stall-accept: removed; a stalled iteration is never converged: converged "
                      "means the residual is below --tol, or below --noise-factor times the map's "
                      "own QMC noise");
-  if (o.stall_window < 0) throw InputError("--stall-window: must be >= 0");
-  if (!(o.noise_factor >= 0.0 && o.noise_factor <= 1.0))
-    throw InputError("--noise-factor: must be in [0, 1]");
   if (o.predictor != "secant" && o.predictor != "warm")
     throw InputError("--predictor: unknown predictor '" + o.predictor + "' (expected secant or warm)");
   copt.solver.stall_window = o.stall_window;
   copt.noise_factor = o.noise_factor;
   copt.retry = !o.no_retry;
   copt.secant_predictor = o.predictor == "secant";
+  check_options(copt);
 }
 
 std::string predictor_text(const CurveOptions& copt) {
@@ -360,10 +358,25 @@ void finish_solver_options(SolverOptions& opt, const std::string& method_text) {
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("--method: ") + e.what());
   }
-  if (!(opt.mix > 0.0 && opt.mix <= 1.0)) throw InputError("--mix: must be in (0, 1]");
-  if (!(opt.tol > 0.0) || !std::isfinite(opt.tol)) throw InputError("--tol: must be a positive number");
-  if (opt.max_iter < 1 || opt.max_iter > 1000000) throw InputError("--max-iter: must be in 1..1e6");
-  if (opt.anderson_depth < 0 || opt.anderson_depth > 100) throw InputError("--anderson-depth: must be in 0..100");
+  check_options(opt);
+}
+
+namespace {
+// "max_iter: must be ..." (an options struct's is_valid) as the flag's message "--max-iter: ...".
+[[noreturn]] void throw_as_flag(const std::string& error) {
+  const std::size_t colon = error.find(':');
+  throw InputError(option_name(error.substr(0, colon)) + error.substr(colon));
+}
+}  // namespace
+
+void check_options(const SolverOptions& opt) {
+  std::string error;
+  if (!opt.is_valid(&error)) throw_as_flag(error);
+}
+
+void check_options(const CurveOptions& opt) {
+  std::string error;
+  if (!opt.is_valid(&error)) throw_as_flag(error);
 }
 
 std::string describe(const SolverOptions& opt) {

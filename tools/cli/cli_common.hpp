@@ -128,6 +128,11 @@ void finish_row(std::vector<std::string>& row, const std::vector<std::string>& c
 void add_solver_options(CLI::App* sub, SolverOptions& opt, std::string& method_text);
 // Validates the parsed solver options (throws InputError) and fills opt.method.
 void finish_solver_options(SolverOptions& opt, const std::string& method_text);
+// The options' own checks (SolverOptions::is_valid, CurveOptions::is_valid) as bad input:
+// InputError naming the flag ("--max-iter: must be in 1..1e6"). A command that sets fields after
+// finish_curve_options (--target-se, --max-refine) checks again.
+void check_options(const SolverOptions& opt);
+void check_options(const CurveOptions& opt);
 // "method=anderson mix=0.5 tol=1e-10 ..." for the CSV header.
 std::string describe(const SolverOptions& opt);
 

@@ -59,9 +59,9 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   CurveOptions copt = e.curve;
   copt.solver = opt;
   finish_curve_options(o.curve, copt);
-  if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
-    throw InputError("--target-se: must be >= 0 (0 = no refinement)");
-  if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
+  copt.target_se = o.target_se;
+  copt.max_refine = o.max_refine;
+  check_options(copt);
   // Settings given stand in for their parameter's column.
   std::vector<std::string> shown(card.params.size());
   for (std::size_t s = 0; s < card.settings.size(); ++s)

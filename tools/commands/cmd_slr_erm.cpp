@@ -54,9 +54,9 @@ void run_erm(const ErmCli& o) {
   copt.solver = opt;
   finish_curve_options(o.curve, copt);
   opt = copt.solver;
-  if (!(o.target_se >= 0.0) || !std::isfinite(o.target_se))
-    throw InputError("--target-se: must be >= 0 (0 = no refinement)");
-  if (o.max_refine < 0 || o.max_refine > 4) throw InputError("--max-refine: must be in 0..4");
+  copt.target_se = o.target_se;
+  copt.max_refine = o.max_refine;
+  check_options(copt);
   const Task task = parse_task_option(o.task);
   VhatForm vhat;
   try {
@@ -205,8 +205,6 @@ void run_erm(const ErmCli& o) {
                 "counts when the replicates differ, then +redraw:N (replicates solved on a new "
                 "random shift) and +fallback:N (on the pre-integrated map)");
 
-  copt.target_se = o.target_se;
-  copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
   job.plot.y = {"test_error"};
   job.sweep = swept_columns({{"L", laws.size()}, {"nu", nus.size()}, {"lambda", lambdas.size()}, {"delta", deltas.size()},
