@@ -317,12 +317,7 @@ BayesValues<double> BayesSystem::evaluate(const Vec& x) const {
   return v;
 }
 
-Vec BayesSystem::observables(const Vec& x) const {
-  BayesValues<double> v = evaluate(x);
-  std::vector<double> o;
-  v.visit_observables([&](const char*, double d) { o.push_back(d); });
-  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
-}
+Vec BayesSystem::observables(const Vec& x) const { return observables_of(evaluate(x)); }
 
 BayesCurveOptions::BayesCurveOptions() {
   solver.method = Method::Damped;
@@ -334,11 +329,7 @@ BayesCurveOptions::BayesCurveOptions() {
   retry = false;
 }
 
-std::vector<std::string> BayesSystem::observable_names() const {
-  std::vector<std::string> n;
-  BayesValues<double>().visit_observables([&](const char* name, double) { n.push_back(name); });
-  return n;
-}
+std::vector<std::string> BayesSystem::observable_names() const { return observable_names_of<BayesValues<double>>(); }
 
 BayesModel::BayesModel(const BayesSetting& set)
     : set_(set),
@@ -480,12 +471,9 @@ std::vector<BayesPoint> bayes_curve(const BayesSetting& set, const std::vector<d
   const std::vector<CurvePoint> cps = run_curve(model, alphas, bayes_starts(inits), opt);
   std::vector<BayesPoint> out;
   for (const CurvePoint& c : cps) {
-    BayesPoint p;
-    static_cast<CurveStatus&>(p) = c;
+    BayesPoint p = named_point<BayesPoint>(c);
     p.alpha = c.param;
     p.init = inits[c.start];
-    std::size_t j = 0;
-    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
     out.push_back(std::move(p));
   }
   return out;

@@ -104,11 +104,7 @@ void ReplicaSystem::project(Vec& x) const {
   if (replica_k_inactive(set_)) x(0) = x(1) = 0.0;
 }
 
-std::vector<std::string> ReplicaSystem::observable_names() const {
-  std::vector<std::string> n;
-  ReplicaValues<double>().visit_observables([&](const char* name, double) { n.push_back(name); });
-  return n;
-}
+std::vector<std::string> ReplicaSystem::observable_names() const { return observable_names_of<ReplicaValues<double>>(); }
 
 ReplicaValues<double> ReplicaSystem::evaluate(const Vec& x) const {
   Vec xp = x;
@@ -163,12 +159,7 @@ ReplicaValues<double> ReplicaSystem::evaluate(const Vec& x) const {
   return v;
 }
 
-Vec ReplicaSystem::observables(const Vec& x) const {
-  ReplicaValues<double> v = evaluate(x);
-  std::vector<double> o;
-  v.visit_observables([&](const char*, double d) { o.push_back(d); });
-  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
-}
+Vec ReplicaSystem::observables(const Vec& x) const { return observables_of(evaluate(x)); }
 
 double ReplicaSystem::free_energy(const Vec& x) const {
   Vec xp = x;

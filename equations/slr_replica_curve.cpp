@@ -117,6 +117,19 @@ class ReplicaCurveModel : public CurveModel {
 
 }  // namespace
 
+std::vector<CurveStart> replica_starts(const std::vector<ReplicaInit>& inits, const Vec& informed,
+                                       const Vec& uninformed) {
+  std::vector<CurveStart> starts;
+  for (ReplicaInit init : inits) {
+    CurveStart st;
+    st.label = to_string(init);
+    st.x0 = init == ReplicaInit::Informed ? informed : uninformed;
+    st.direction = init == ReplicaInit::Informed ? Direction::Backward : Direction::Forward;
+    starts.push_back(st);
+  }
+  return starts;
+}
+
 std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas_in,
                                         const std::vector<ReplicaInit>& inits,
                                         const ReplicaCurveOptions& opt) {
@@ -124,26 +137,15 @@ std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::ve
   std::vector<double> alphas = alphas_in;
   std::sort(alphas.begin(), alphas.end());
   ReplicaCurveModel model(set);
-  std::vector<CurveStart> starts;
-  for (ReplicaInit init : inits) {
-    CurveStart st;
-    st.label = to_string(init);
-    st.x0 = init == ReplicaInit::Informed ? replica_informed_start(set)
-                                          : replica_uninformed_start(set);
-    st.direction = init == ReplicaInit::Informed ? Direction::Backward : Direction::Forward;
-    starts.push_back(st);
-  }
-  const std::vector<CurvePoint> cps = run_curve(model, alphas, starts, opt);
+  const std::vector<CurvePoint> cps =
+      run_curve(model, alphas, replica_starts(inits, replica_informed_start(set), replica_uninformed_start(set)), opt);
   std::vector<ReplicaPoint> out;
   for (const CurvePoint& c : cps) {
-    ReplicaPoint p;
-    static_cast<CurveStatus&>(p) = c;
+    ReplicaPoint p = named_point<ReplicaPoint>(c);
     p.alpha = c.param;
     p.init = inits[c.start];
     p.n_points = model.n_points(c.level);
     p.rs_reason = model.verdict(c).reason;
-    std::size_t j = 0;
-    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
     out.push_back(std::move(p));
   }
   return out;

@@ -37,6 +37,11 @@ struct ReplicaCurveOptions : CurveOptions {
   ReplicaCurveOptions();
 };
 
+// The starts of `inits` (§4.7), for the RS and the 1RSB curves: informed from x0 `informed`,
+// walking backward from the largest alpha; uninformed from `uninformed`, forward from the smallest.
+std::vector<CurveStart> replica_starts(const std::vector<ReplicaInit>& inits, const Vec& informed,
+                                       const Vec& uninformed);
+
 // Continuation in alpha (sorted ascending inside) for every start in `inits`: informed runs
 // backward from the largest alpha, uninformed forward from the smallest, each with warm starts;
 // through the curve driver (solver/curve.hpp). The result does not depend on the number of

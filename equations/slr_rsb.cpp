@@ -8,6 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "equations/slr_replica_curve.hpp"
+
 namespace saddle {
 namespace slr {
 
@@ -84,11 +86,7 @@ double RsbSystem::energy(const Vec& x) const {
   return rsb_prior_energy(set_.rs.lambda, alpha_, xp.data()) + c.channel_energy;
 }
 
-std::vector<std::string> RsbSystem::observable_names() const {
-  std::vector<std::string> n;
-  RsbValues<double>().visit_observables([&](const char* name, double) { n.push_back(name); });
-  return n;
-}
+std::vector<std::string> RsbSystem::observable_names() const { return observable_names_of<RsbValues<double>>(); }
 
 RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   Vec xp = x;
@@ -145,12 +143,7 @@ RsbValues<double> RsbSystem::evaluate(const Vec& x) const {
   return v;
 }
 
-Vec RsbSystem::observables(const Vec& x) const {
-  RsbValues<double> v = evaluate(x);
-  std::vector<double> o;
-  v.visit_observables([&](const char*, double d) { o.push_back(d); });
-  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
-}
+Vec RsbSystem::observables(const Vec& x) const { return observables_of(evaluate(x)); }
 
 double RsbSystem::free_energy(const Vec& x) const { return energy(x); }
 
@@ -175,21 +168,14 @@ Vec rsb_uninformed_start(const RsbSetting& set) {
   return rsb_from_rs(replica_uninformed_start(set.rs), 0.3, 1.0);
 }
 
-RsbCurveOptions::RsbCurveOptions() {
+// The RS options (tol, max_iter, stall window, warm_accept, retry, refinement) with Anderson in
+// place of Newton steps and a faster retry.
+RsbCurveOptions::RsbCurveOptions() : CurveOptions(static_cast<const CurveOptions&>(ReplicaCurveOptions())) {
   solver.method = Method::Anderson;
   solver.mix = 0.3;
   solver.anderson_depth = 3;
-  solver.tol = 1e-5;
-  solver.max_iter = 300;
-  solver.newton_polish = false;
-  solver.stall_window = 20;
-  warm_accept = 1e-2;
-  retry = true;
   retry_mix = 0.5;
   retry_max_iter = 400;
-  target_se = 0.0;
-  max_refine = 2;
-  refine_unstable = false;
 }
 
 std::vector<std::string> rsb_value_names() {
@@ -260,25 +246,15 @@ std::vector<RsbPoint> rsb_curve(const RsbSetting& set, const std::vector<double>
   std::vector<double> alphas = alphas_in;
   std::sort(alphas.begin(), alphas.end());
   RsbCurveModel model(set);
-  std::vector<CurveStart> starts;
-  for (ReplicaInit init : inits) {
-    CurveStart st;
-    st.label = to_string(init);
-    st.x0 = init == ReplicaInit::Informed ? rsb_informed_start(set) : rsb_uninformed_start(set);
-    st.direction = init == ReplicaInit::Informed ? Direction::Backward : Direction::Forward;
-    starts.push_back(st);
-  }
-  const std::vector<CurvePoint> cps = run_curve(model, alphas, starts, opt);
+  const std::vector<CurvePoint> cps =
+      run_curve(model, alphas, replica_starts(inits, rsb_informed_start(set), rsb_uninformed_start(set)), opt);
   std::vector<RsbPoint> out;
   for (const CurvePoint& c : cps) {
-    RsbPoint p;
-    static_cast<CurveStatus&>(p) = c;
+    RsbPoint p = named_point<RsbPoint>(c);
     p.alpha = c.param;
     p.init = inits[c.start];
     p.n_points = model.n_points(c.level);
     p.n_inner = set.n_inner;
-    std::size_t j = 0;
-    p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
     out.push_back(std::move(p));
   }
   return out;

@@ -209,6 +209,19 @@ class CurveModel {
 std::vector<CurvePoint> run_curve(CurveModel& model, const std::vector<double>& params,
                                   const std::vector<CurveStart>& starts, const CurveOptions& opt);
 
+// A curve point as a model's named result P: a CurveStatus with visit(f) calling
+// f(name, Estimate&) over its values in the order of CurvePoint::entry (the unknowns, then the
+// observables). Fills the status and every named value; the model's own fields (the parameter,
+// the start's label, ...) are its caller's.
+template <class P>
+P named_point(const CurvePoint& c) {
+  P p;
+  static_cast<CurveStatus&>(p) = c;
+  std::size_t j = 0;
+  p.visit([&](const char*, Estimate& e) { e = c.entry(j++); });
+  return p;
+}
+
 // Whether a replicate's result can carry the continuation (warm start of the next point) and
 // need not be retried: converged, or stalled with residual <= warm_accept. Not a convergence rule.
 bool usable(const SolveSummary& s, const CurveOptions& opt);

@@ -72,4 +72,19 @@ class FixedPointSystem {
   }
 };
 
+// A model's named values V (a struct with visit_observables(f) calling f(name, value&) over its
+// observables, in order): their names, and their values as the Vec of observables().
+template <class V>
+std::vector<std::string> observable_names_of() {
+  std::vector<std::string> n;
+  V().visit_observables([&](const char* name, const double&) { n.push_back(name); });
+  return n;
+}
+template <class V>
+Vec observables_of(V v) {
+  std::vector<double> o;
+  v.visit_observables([&](const char*, double d) { o.push_back(d); });
+  return Eigen::Map<const Vec>(o.data(), static_cast<Eigen::Index>(o.size()));
+}
+
 }  // namespace saddle
