@@ -38,9 +38,6 @@ const std::vector<std::string>& validate_slr_columns() {
   return c;
 }
 
-// A length law as in every `slr` file: "1|2|3" (tools/commands/cmd_slr.hpp length_key).
-std::string join_lengths(const std::vector<int>& Ls) { return length_key(Ls); }
-
 struct ValidateSlrCli {
   bool quick = false;
   std::string mode;  // empty: built-in cases; erm | population: one case from the flags
@@ -205,7 +202,7 @@ void run_validate_slr(const ValidateSlrCli& o) {
         else if (r.verdict == "rsb_unconverged") ++rsb_unconverged;
         else ++fails;
       }
-      table.add_row({r.case_name, r.kind, slr::to_string(c->set.task), join_lengths(c->set.lengths),
+      table.add_row({r.case_name, r.kind, slr::to_string(c->set.task), length_key(c->set.lengths),
                      fmt(c->set.nu), erm ? fmt(c->lambda) : "", fmt(c->set.delta),
                      slr::to_string(c->set.activation), fmt(c->set.erf_b), erm ? fmt(c->alpha) : "",
                      erm ? slr::mc::to_string(c->init) : "", c->kind == slr::mc::CaseKind::Reference ? "inf" : std::to_string(c->D),
