@@ -89,11 +89,7 @@ void run_mc_rmt(const McRmtCli& o) {
         s.models = models;
         s.draws = o.draws;
         s.seed = o.seed;
-        try {
-          rmt::mc::validate_setting(s);
-        } catch (const std::invalid_argument& e) {
-          throw InputError(e.what());
-        }
+        as_input([&] { return rmt::mc::validate_setting(s); });
         settings.push_back(s);
       }
   // Memory: one draw holds X (p x n), T and K (n x n), Phi and a Gram matrix, in double; one

@@ -17,11 +17,7 @@
 namespace saddle {
 
 std::vector<rmt::Activation> rmt_cli::activations(const std::string& text) {
-  try {
-    return rmt::parse_activations(text);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(std::string("--activation: ") + e.what());
-  }
+  return as_input([&] { return rmt::parse_activations(text); }, "--activation");
 }
 
 Eigen::Vector3d rmt_cli::coordinates(const std::string& text, const std::string& name) {

@@ -23,11 +23,7 @@ std::vector<std::vector<int>> parse_length_laws(const std::string& L, const std:
 }
 
 slr::Task parse_task_option(const std::string& task) {
-  try {
-    return slr::parse_task(task);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--task: ") + e.what());
-  }
+  return as_input([&] { return slr::parse_task(task); }, "--task");
 }
 
 ParamDomain nu_rule(slr::Task task) {

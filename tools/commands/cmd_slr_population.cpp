@@ -110,13 +110,10 @@ void run_population(const PopulationCli& o) {
     const double m_auto = std::min(std::isinf(p.nu) ? 10.0 : std::max(10.0, 2.0 * c_nu(p.task, p.nu)),
                                    population_max_mk(set, p.dq));
     const double m_top = fix_m ? p.m_k : o.m_k_max > 0 ? o.m_k_max : m_auto;
-    try {
-      check_population_domain(set, m_top, m_top * m_top + p.dq);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(std::string(fix_m ? "--m-k" : o.m_k_max > 0 ? "--m-k-max" : "--dq-k") + ": " +
-                       e.what() + " (at --task " + to_string(p.task) + " --nu " + fmt(p.nu) +
-                       " --activation " + to_string(p.act) + "; see --help for the domain)");
-    }
+    const std::string flag = fix_m ? "--m-k" : o.m_k_max > 0 ? "--m-k-max" : "--dq-k";
+    const std::string where = " (at --task " + to_string(p.task) + " --nu " + fmt(p.nu) + " --activation " +
+                              to_string(p.act) + "; see --help for the domain)";
+    as_input([&] { check_population_domain(set, m_top, m_top * m_top + p.dq); }, flag, where);
   }
 
   GridJob job;

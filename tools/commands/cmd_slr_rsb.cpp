@@ -53,11 +53,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
     s.rs = rs;
     if (!points_given) s.rs.n_points = 1024;
     s.n_inner = o.inner;
-    try {
-      validate(s);
-    } catch (const std::exception& e) {
-      throw InputError(e.what());
-    }
+    as_input([&] { return validate(s); });
     settings.push_back(s);
   }
   const RsbSetting& s0 = settings.front();

@@ -96,11 +96,7 @@ constexpr double kMaxD = 1e7, kMaxEntries = 1e9;
 slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
   slr::mc::ValidationCase c;
   c.set.task = parse_task_option(o.task);
-  try {
-    c.set.activation = slr::parse_activation(o.activation);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--activation: ") + e.what());
-  }
+  c.set.activation = as_input([&] { return slr::parse_activation(o.activation); }, "--activation");
   const auto laws = parse_length_laws(o.L, o.L_dist, 1e6);
   if (laws.size() != 1) throw InputError("--L: one case takes one length (a law: --L-dist)");
   c.set.lengths = laws.front();
@@ -120,11 +116,7 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
     c.name = "population";
   } else if (o.mode == "erm") {
     c.kind = slr::mc::CaseKind::Erm;
-    try {
-      c.init = slr::mc::parse_init(o.init);
-    } catch (const std::exception& e) {
-      throw InputError(std::string("--init: ") + e.what());
-    }
+    c.init = as_input([&] { return slr::mc::parse_init(o.init); }, "--init");
     c.lambda = o.lambda;
     c.alpha = o.alpha;
     c.D = given(o, "--D") ? o.D : 400;
@@ -143,11 +135,7 @@ slr::mc::ValidationCase case_from_flags(const ValidateSlrCli& o) {
   if (c.D > kMaxD || c.seeds > 100000) throw InputError("need D <= 1e7, seeds <= 100000");
   // The domain of the theory side (the population module stops at nu = 1e3, max-SLR: or inf)
   // and of the simulation, before anything runs.
-  try {
-    slr::mc::check_case(c);
-  } catch (const std::exception& e) {
-    throw InputError(e.what());
-  }
+  as_input([&] { return slr::mc::check_case(c); });
   int Lmax = 1;
   for (int L : c.set.lengths) Lmax = std::max(Lmax, L);
   checked_count({double(c.n_test), double(Lmax), double(c.D)}, kMaxEntries, "--n-test x L x D");

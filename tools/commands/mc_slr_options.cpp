@@ -96,11 +96,7 @@ McSlrPlan plan_mc_slr(const McSlrCli& o) {
       (!o.m_k.empty() || !o.q_k.empty() || !o.m_v.empty() || !o.q_v.empty()))
     throw InputError("--m-k, --q-k, --m-v, --q-v are used by --mode population or --init overlaps only");
   if (!population) {
-    try {
-      eopt.init = slr::mc::parse_init(o.init);
-    } catch (const std::exception& e) {
-      throw InputError(std::string("--init: ") + e.what());
-    }
+    eopt.init = as_input([&] { return slr::mc::parse_init(o.init); }, "--init");
     lambdas = parse_sweep(o.lambda, "lambda", scale);
     ParamDomain arule = positive_rule();
     arule.min = kSlrMinAlpha;
@@ -164,11 +160,7 @@ McSlrPlan plan_mc_slr(const McSlrCli& o) {
       SimSetting s = base;
       s.lengths = law;
       s.nu = nu;
-      try {
-        slr::mc::check_setting(s);
-      } catch (const std::exception& e) {
-        throw InputError(e.what());
-      }
+      as_input([&] { return slr::mc::check_setting(s); });
     }
 
   // ---- the points (chains), in the order of the table ----

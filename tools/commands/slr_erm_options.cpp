@@ -17,18 +17,8 @@ ErmPlan plan_slr_erm(const ErmCli& o) {
   copt.max_refine = o.max_refine;
   check_options(copt);
   const Task task = parse_task_option(o.task);
-  VhatForm vhat;
-  try {
-    vhat = parse_vhat_form(o.vhat);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--vhat: ") + e.what());
-  }
-  ChannelKind channel;
-  try {
-    channel = parse_channel_kind(o.channel);
-  } catch (const std::exception& e) {
-    throw InputError(std::string("--channel: ") + e.what());
-  }
+  const VhatForm vhat = as_input([&] { return parse_vhat_form(o.vhat); }, "--vhat");
+  const ChannelKind channel = as_input([&] { return parse_channel_kind(o.channel); }, "--channel");
   if (o.line_nodes < 4 || o.line_nodes > 64) throw InputError("--line-nodes: must be in 4..64");
   if (channel != ChannelKind::Sampled && rsb_selected(o.rsb))
     throw InputError("--channel preint: only with --symmetry rs (the 1rsb channel is sampled)");
@@ -84,11 +74,7 @@ ErmPlan plan_slr_erm(const ErmCli& o) {
             s.prox.grid1 = o.grid1;
             s.prox.grid2 = o.grid2;
             s.prox.n_starts = o.starts;
-            try {
-              validate(s);
-            } catch (const std::exception& e) {
-              throw InputError(e.what());
-            }
+            as_input([&] { return validate(s); });
             settings.push_back(s);
           }
   ErmPlan plan;
