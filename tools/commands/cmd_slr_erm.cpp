@@ -12,6 +12,7 @@
 #include "tools/commands/cmd_slr.hpp"
 #include "tools/commands/cmd_slr_rsb.hpp"
 #include "tools/commands/slr_erm_options.hpp"
+#include "tools/commands/slr_replica_rows.hpp"
 #include "tools/runner/runner.hpp"
 
 namespace saddle {
@@ -32,7 +33,6 @@ void run_erm(const ErmCli& o) {
   const ErmPlan plan = plan_slr_erm(o);
   const SolverOptions& opt = plan.opt;
   slr::ReplicaCurveOptions copt = plan.copt;
-  const Task task = plan.task;
   const VhatForm vhat = plan.vhat;
   const ChannelKind channel = plan.channel;
   const int points = plan.points;
@@ -139,35 +139,9 @@ void run_erm(const ErmCli& o) {
     std::vector<std::vector<std::string>> rows;
     const auto pts = replica_curve(s, alphas, inits, copt);
     for (const ReplicaPoint& p : pts) {
-      std::vector<std::string> row{to_string(task), length_key(replica_lengths(s)), fmt(s.nu),
-                                   fmt(s.lambda), fmt(s.delta), fmt(p.alpha),
-                                   to_string(s.activation), to_string(p.init)};
-      for (const Estimate* e : {&p.m_k, &p.q_k, &p.V_k, &p.m_v, &p.q_v, &p.V_v, &p.mhat_k,
-                                &p.qhat_k, &p.Vhat_k, &p.mhat_v, &p.qhat_v, &p.Vhat_v,
-                                &p.test_error, &p.train_error})
-        row.push_back(fmt(e->mean));
-      row.push_back(p.converged ? "1" : "0");
-      row.push_back(std::to_string(p.iterations));
-      row.push_back(fmt(p.residual));
-      row.push_back(fmt(p.test_error.se));
-      row.push_back(fmt(p.train_error.se));
-      row.push_back(fmt(p.train_loss.mean));
-      row.push_back(fmt(p.train_loss.se));
-      for (const Estimate* e : {&p.Vhat_k_stein, &p.Vhat_v_stein, &p.Vhat_k_hessian, &p.Vhat_v_hessian})
-        row.push_back(fmt(e->mean));
-      row.push_back(std::to_string(s.replicates));
-      row.push_back(std::to_string(p.n_stalled));
-      row.push_back(p.preferred ? "1" : "0");
-      row.push_back(p.coexist ? "1" : "0");
-      row.push_back(fmt(p.at_eigenvalue.mean));
-      row.push_back(fmt(p.at_eigenvalue.se));
-      row.push_back(to_string(p.stability));
+      std::vector<std::string> row = replica_row_head(s, p, p.Vhat_k_stein, p.Vhat_v_stein);
       row.push_back(to_string(p.rs_reason));
-      row.push_back(fmt(p.jump_share.mean));
-      row.push_back(fmt(p.jump_share.se));
-      row.push_back(std::to_string(p.n_points));
-      row.push_back(path_text(p));
-      push_curve_status(row, p);
+      push_replica_tail(row, p);
       finish_row(row, job.columns, 8, p.converged,
                  "at alpha " + fmt(p.alpha) + " (" + to_string(s.activation) + ")");
       rows.push_back(row);

@@ -9,6 +9,7 @@
 #include "equations/slr_rsb.hpp"
 #include "tools/cli/cli_common.hpp"
 #include "tools/commands/cmd_slr.hpp"
+#include "tools/commands/slr_replica_rows.hpp"
 
 namespace saddle {
 
@@ -153,34 +154,8 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
     std::vector<std::vector<std::string>> rows;
     const auto pts = rsb_curve(s, alphas, inits, copt);
     for (const RsbPoint& p : pts) {
-      std::vector<std::string> row{to_string(s.rs.task), length_key(replica_lengths(s.rs)),
-                                   fmt(s.rs.nu), fmt(s.rs.lambda), fmt(s.rs.delta), fmt(p.alpha),
-                                   to_string(s.rs.activation), to_string(p.init)};
-      for (const Estimate* e : {&p.m_k, &p.q_k, &p.V_k, &p.m_v, &p.q_v, &p.V_v, &p.mhat_k,
-                                &p.qhat_k, &p.Vhat_k, &p.mhat_v, &p.qhat_v, &p.Vhat_v,
-                                &p.test_error, &p.train_error})
-        row.push_back(fmt(e->mean));
-      row.push_back(p.converged ? "1" : "0");
-      row.push_back(std::to_string(p.iterations));
-      row.push_back(fmt(p.residual));
-      row.push_back(fmt(p.test_error.se));
-      row.push_back(fmt(p.train_error.se));
-      row.push_back(fmt(p.train_loss.mean));
-      row.push_back(fmt(p.train_loss.se));
-      for (const Estimate* e : {&p.Vhat_k, &p.Vhat_v, &p.Vhat_k_hessian, &p.Vhat_v_hessian})
-        row.push_back(fmt(e->mean));
-      row.push_back(std::to_string(s.rs.replicates));
-      row.push_back(std::to_string(p.n_stalled));
-      row.push_back(p.preferred ? "1" : "0");
-      row.push_back(p.coexist ? "1" : "0");
-      row.push_back(fmt(p.at_eigenvalue.mean));
-      row.push_back(fmt(p.at_eigenvalue.se));
-      row.push_back(to_string(p.stability));
-      row.push_back(fmt(p.jump_share.mean));
-      row.push_back(fmt(p.jump_share.se));
-      row.push_back(std::to_string(p.n_points));
-      row.push_back(path_text(p));
-      push_curve_status(row, p);
+      std::vector<std::string> row = replica_row_head(s.rs, p, p.Vhat_k, p.Vhat_v);
+      push_replica_tail(row, p);
       row.push_back("1rsb");
       for (const Estimate* e : {&p.x_parisi, &p.dq_k, &p.dq_v, &p.free_energy, &p.at0_eigenvalue}) {
         row.push_back(fmt(e->mean));

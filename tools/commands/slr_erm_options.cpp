@@ -80,7 +80,6 @@ ErmPlan plan_slr_erm(const ErmCli& o) {
   ErmPlan plan;
   plan.opt = opt;
   plan.copt = copt;
-  plan.task = task;
   plan.vhat = vhat;
   plan.channel = channel;
   plan.points = points;

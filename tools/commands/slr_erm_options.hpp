@@ -39,7 +39,6 @@ struct ErmCli {
 struct ErmPlan {
   SolverOptions opt;               // the solver options, finished
   slr::ReplicaCurveOptions copt;   // the curve options (copt.solver == opt)
-  slr::Task task = slr::Task::Spiked;
   slr::VhatForm vhat = slr::VhatForm::Stein;
   slr::ChannelKind channel = slr::ChannelKind::Sampled;
   int points = 0;                  // QMC points per replicate (the channel's default when not given)
