@@ -202,6 +202,16 @@ double risk_optimal_v(const ABDetail& ab) {
   return 1.0 - ab.B * ab.B / ab.A;
 }
 
+// The softmax predictor of the Bayes risk (S9) at (task, lengths, nu).
+static PopulationSetting softmax_setting(Task task, const std::vector<int>& lengths, double nu) {
+  PopulationSetting s;
+  s.task = task;
+  s.lengths = lengths;
+  s.nu = nu;
+  s.activation = Activation::Softmax;
+  return s;
+}
+
 double bayes_risk(Task task, const std::vector<int>& lengths, double nu,
                   const PopulationAccuracy& acc) {
   check_lengths(lengths);
@@ -209,11 +219,7 @@ double bayes_risk(Task task, const std::vector<int>& lengths, double nu,
   if (task == Task::Max && std::isinf(nu)) return 0.0;
   // (S9) E_Bayes = 1 - E sum p^2 = 1 - A of softmax with chi = c_nu chi*:
   // spiked: (S28) with mu_s = nu, q = nu; max: q = nu^2.
-  PopulationSetting s;
-  s.task = task;
-  s.lengths = lengths;
-  s.nu = nu;
-  s.activation = Activation::Softmax;
+  const PopulationSetting s = softmax_setting(task, lengths, nu);
   const double c = c_nu(task, nu);
   if (task == Task::Max && c > 0.0) {
     // only A is needed: (S27a) at q = nu^2, without the 2-D B of population_AB_detail
@@ -235,11 +241,7 @@ double bayes_risk_via_B(Task task, const std::vector<int>& lengths, double nu,
                         const PopulationAccuracy& acc) {
   check_lengths(lengths);
   check_nu(task, nu);
-  PopulationSetting s;
-  s.task = task;
-  s.lengths = lengths;
-  s.nu = nu;
-  s.activation = Activation::Softmax;
+  const PopulationSetting s = softmax_setting(task, lengths, nu);
   const double c = c_nu(task, nu);
   if (task == Task::Max && std::isinf(nu)) return 0.0;
   return population_AB_detail(s, c, c * c, acc).cB;

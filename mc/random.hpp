@@ -57,6 +57,19 @@ class Rng {
   // n normals into out (as floats): exactly the values of n calls of normal(), with the stream
   // state kept in registers (about twice as fast).
   void fill_normals(float* out, std::size_t n) {
+    draw_normals(n, [out](std::size_t k, double x) { out[k] = static_cast<float>(x); });
+  }
+  // Advances the stream past n normals: exactly the draws of n calls of normal(), without
+  // forming the values.
+  void skip_normals(std::size_t n) {
+    draw_normals(n, [](std::size_t, double) {});
+  }
+
+ private:
+  // n ziggurat normals with the state in registers, each handed to put(k, value) (the value is
+  // only formed when put uses it).
+  template <class Put>
+  void draw_normals(std::size_t n, Put put) {
     const Zig& z = Zig::get();
     std::uint64_t s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
     for (std::size_t k = 0; k < n; ++k) {
@@ -65,37 +78,18 @@ class Rng {
         const int i = static_cast<int>(b & 0x7F);
         const double u = strip_u(b);
         if (std::fabs(u) < z.r[i]) {
-          out[k] = static_cast<float>(u * z.x[i]);
+          put(k, u * z.x[i]);
           break;
         }
         double x;
         if (slow_path(z, i, u, &x, s0, s1, s2, s3)) {
-          out[k] = static_cast<float>(x);
+          put(k, x);
           break;
         }
       }
     }
     s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
   }
-  // Advances the stream past n normals: exactly the draws of n calls of normal(), without
-  // forming the values.
-  void skip_normals(std::size_t n) {
-    const Zig& z = Zig::get();
-    std::uint64_t s0 = s_[0], s1 = s_[1], s2 = s_[2], s3 = s_[3];
-    for (std::size_t k = 0; k < n; ++k) {
-      for (;;) {
-        const std::uint64_t b = step(s0, s1, s2, s3);
-        const int i = static_cast<int>(b & 0x7F);
-        const double u = strip_u(b);
-        if (std::fabs(u) < z.r[i]) break;
-        double x;
-        if (slow_path(z, i, u, &x, s0, s1, s2, s3)) break;
-      }
-    }
-    s_[0] = s0, s_[1] = s1, s_[2] = s2, s_[3] = s3;
-  }
-
- private:
   struct Zig {
     static constexpr double kR = 3.442619855899, kV = 9.91256303526217e-3;
     double x[129], r[128];
