@@ -46,14 +46,9 @@ void run_erm(const ErmCli& o) {
   }
 
   GridJob job;
-  job.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
-                 "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
-                 "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
-                 "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
-                 "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                 "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se", "rs_stability", "rs_reason", "jump_share",
-                 "jump_share_se", "points", "path"};
-  for (const auto& c : curve_status_columns()) job.columns.push_back(c);
+  job.columns = replica_head_columns();
+  job.columns.push_back("rs_reason");
+  for (const auto& c : replica_tail_columns()) job.columns.push_back(c);
   job.text_columns = {"rs_stability", "rs_reason", "path", "reason"};
   CsvTable table(job.columns);  // collects the settings lines
   table.setting("model",

@@ -64,18 +64,12 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                 1 << 24, "--points x --inner-points x --replicates");
 
   GridJob grid;
-  grid.columns = {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k",
-                  "q_k", "V_k", "m_v", "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v",
-                  "qhat_v", "Vhat_v", "test_error", "train_error", "converged", "iterations",
-                  "residual", "test_error_se", "train_error_se", "train_loss", "train_loss_se",
-                  "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
-                  "replicates", "stalled", "preferred", "coexist", "at_eigenvalue",
-                  "at_eigenvalue_se", "rs_stability", "jump_share", "jump_share_se", "points",
-                  "path", "reason", "amplitude",
-                  // 1RSB columns
-                  "symmetry", "x_parisi", "x_parisi_se", "dq_k", "dq_k_se", "dq_v", "dq_v_se",
-                  "free_energy", "free_energy_se", "at0_eigenvalue", "at0_eigenvalue_se",
-                  "inner_points", "inner_ess", "stein_gap", "x_edge"};
+  grid.columns = replica_head_columns();
+  for (const auto& c : replica_tail_columns()) grid.columns.push_back(c);
+  for (const char* c : {"symmetry", "x_parisi", "x_parisi_se", "dq_k", "dq_k_se", "dq_v", "dq_v_se",
+                        "free_energy", "free_energy_se", "at0_eigenvalue", "at0_eigenvalue_se",
+                        "inner_points", "inner_ess", "stein_gap", "x_edge"})  // the 1RSB columns
+    grid.columns.push_back(c);
   grid.text_columns = {"rs_stability", "path", "reason", "symmetry"};
   CsvTable table(grid.columns);
   table.setting("model",

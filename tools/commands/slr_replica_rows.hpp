@@ -11,6 +11,22 @@
 
 namespace saddle {
 
+// The columns of replica_row_head, in its order.
+inline std::vector<std::string> replica_head_columns() {
+  return {"task", "L", "nu", "lambda", "delta", "alpha", "activation", "init", "m_k", "q_k", "V_k", "m_v",
+          "q_v", "V_v", "mhat_k", "qhat_k", "Vhat_k", "mhat_v", "qhat_v", "Vhat_v", "test_error",
+          "train_error", "converged", "iterations", "residual", "test_error_se", "train_error_se",
+          "train_loss", "train_loss_se", "Vhat_k_stein", "Vhat_v_stein", "Vhat_k_hessian", "Vhat_v_hessian",
+          "replicates", "stalled", "preferred", "coexist", "at_eigenvalue", "at_eigenvalue_se",
+          "rs_stability"};
+}
+// The columns of push_replica_tail, in its order.
+inline std::vector<std::string> replica_tail_columns() {
+  std::vector<std::string> c{"jump_share", "jump_share_se", "points", "path"};
+  for (const auto& s : curve_status_columns()) c.push_back(s);
+  return c;
+}
+
 // task .. init, the order parameters, test and train error, converged .. residual, the standard
 // errors, train_loss, the four Vhat forms (stein_k, stein_v: the Stein form of each table),
 // replicates .. at_eigenvalue_se and rs_stability.
