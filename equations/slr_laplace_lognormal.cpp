@@ -230,11 +230,7 @@ double log_laplace_L0(double c, double s, const PopulationAccuracy& acc) {
 LapTable laplace_table_lognormal(double mu, double q, const Grid& tau,
                                  const PopulationAccuracy& acc) {
   const double s = std::sqrt(q);
-  LapTable T;
-  T.logL0.resize(tau.n);
-  T.cL0.resize(tau.n);
-  T.tL1.resize(tau.n);
-  T.t2L2.resize(tau.n);
+  LapTable T(tau.n);
   for (int i = 0; i < tau.n; ++i) {
     const double c = tau.at(i) + mu;
     T.logL0[i] = log_laplace_L0(c, s, acc);

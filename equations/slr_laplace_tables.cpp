@@ -71,11 +71,7 @@ LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,
     Q1[k + 1] = (Q1[k] + w[k]) * std::exp(d);
     Q2[k + 1] = (Q2[k] + w[k]) * std::exp(2.0 * d);
   }
-  LapTable T;
-  T.logL0.resize(tau.n);
-  T.cL0.resize(tau.n);
-  T.tL1.resize(tau.n);
-  T.t2L2.resize(tau.n);
+  LapTable T(tau.n);
   for (int i = 0; i < tau.n; ++i) {
     const double ti = tau.at(i);
     int k = static_cast<int>(std::lower_bound(la.begin(), la.end(), kLogTiny - ti) - la.begin());

@@ -54,6 +54,8 @@ double log_mean_a(Activation act, double mu, double q);
 // any q: ta = exp(tau + log a) is formed in log space).
 struct LapTable {
   std::vector<double> logL0, cL0, tL1, t2L2;
+  LapTable() = default;
+  explicit LapTable(int n) : logL0(n), cL0(n), tL1(n), t2L2(n) {}  // n grid points, zeros
 };
 
 LapTable laplace_table(Activation act, double mu, double q, const Grid& tau,

@@ -11,6 +11,21 @@ namespace saddle {
 namespace slr {
 namespace detail {
 
+// One token attends to itself: A = B = 1 exactly. These set out's A (or B) for L = 1 and return
+// true, so that the paths below skip that length.
+inline bool one_token_A(int L, ABDetail& out) {
+  if (L != 1) return false;
+  out.A = 1.0;
+  out.cA = 0.0;
+  return true;
+}
+inline bool one_token_B(int L, ABDetail& out) {
+  if (L != 1) return false;
+  out.B = 1.0;
+  out.cB = 0.0;
+  return true;
+}
+
 // ---- equations/slr_population.cpp: input checks (std::invalid_argument)
 void check_lengths(const std::vector<int>& lengths);
 void check_nu(Task task, double nu);

@@ -320,11 +320,7 @@ void max_normalised_B_finite(Activation act, double nu, double m, double q,
   }
   for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
     const int L = lengths[jl];
-    if (L == 1) {
-      out[jl].B = 1.0;
-      out[jl].cB = 0.0;
-      continue;
-    }
+    if (one_token_B(L, out[jl])) continue;
     out[jl].B = Bsum[jl] * tg.h * ug.h * L;
     out[jl].cB = 1.0 - out[jl].B;
   }

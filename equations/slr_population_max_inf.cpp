@@ -210,11 +210,7 @@ void max_normalised_B_inf_smooth(Activation act, double m, double q,
   Eigen::MatrixXd C = S0 * Kc, Cb = S0 * Kcb, D1 = S1 * Kd;
   for (std::size_t jl = 0; jl < lengths.size(); ++jl) {
     const int L = lengths[jl];
-    if (L == 1) {
-      out[jl].B = 1.0;
-      out[jl].cB = 0.0;
-      continue;
-    }
+    if (one_token_B(L, out[jl])) continue;
     double B = 0;
     for (int j = 0; j < nx; ++j)
       for (int i = 0; i < nt; ++i) {

@@ -85,11 +85,7 @@ void max_normalised_A(Activation act, double q, const std::vector<int>& lengths,
   LapTable T0 = one_token_table(act, 0.0, q, tau, acc);
   for (std::size_t j = 0; j < lengths.size(); ++j) {
     const int L = lengths[j];
-    if (L == 1) {
-      out[j].A = 1.0;
-      out[j].cA = 0.0;
-      continue;
-    }
+    if (one_token_A(L, out[j])) continue;
     double A = 0, cA = 0;
     for (int i = 0; i < tau.n; ++i) {
       const double l0 = T0.logL0[i];

@@ -64,14 +64,7 @@ void write_table_checked(const CsvTable& table, const std::string& out, const Ta
   std::ostringstream text;
   table.write(text);
   write_output(out, text.str());  // checks the stream after flushing (tools/cli/cli_common.hpp)
-  if (plot.png.empty()) return;
-  CsvData data;
-  data.comments.push_back("# saddle");
-  data.columns = table.columns();
-  data.rows = table.rows();
-  plot_after_output(data, hints, plot.options, plot.png,
-                    std::to_string(data.rows.size()) + " rows " +
-                        (out.empty() || out == "-" ? std::string("on stdout") : "in '" + out + "'"));
+  plot_table(table, out, plot, hints);
 }
 
 void check_table_outputs(const std::string& out, const TablePlot& plot) {

@@ -258,6 +258,10 @@ void add_plot_options(CLI::App* sub, TablePlot& p) { add_plot_flags(sub, p.png, 
 
 void write_table(const CsvTable& table, const std::string& out, const TablePlot& p, const PlotHints& hints) {
   table.write_to(out);
+  plot_table(table, out, p, hints);
+}
+
+void plot_table(const CsvTable& table, const std::string& out, const TablePlot& p, const PlotHints& hints) {
   if (p.png.empty()) return;
   CsvData data;
   data.comments.push_back("# saddle");

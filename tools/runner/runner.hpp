@@ -157,6 +157,8 @@ void add_plot_options(CLI::App* sub, TablePlot& p);
 // Writes the table (to `out`, or stdout) and then, if asked, its figure.
 void write_table(const CsvTable& table, const std::string& out, const TablePlot& p,
                  const PlotHints& hints = {});
+// The figure alone, of a table already written to `out` (nothing when no --plot was given).
+void plot_table(const CsvTable& table, const std::string& out, const TablePlot& p, const PlotHints& hints);
 
 // `saddle merge PART... --out FILE`: joins shard outputs into the file a single run writes.
 void register_merge(CLI::App& app);
