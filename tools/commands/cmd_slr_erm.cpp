@@ -39,9 +39,8 @@ void run_erm(const ErmCli& o) {
   const std::vector<ReplicaSetting>& settings = plan.settings;
   const std::vector<double>& alphas = plan.alphas;
   const std::vector<ReplicaInit>& inits = plan.inits;
-  if (rsb_selected(o.rsb)) {  // --symmetry 1rsb: tools/commands/cmd_slr_rsb.cpp
-    run_erm_rsb(o.rsb, {settings, alphas, inits, o.init, o.L_dist, opt, copt.noise_factor,
-                        copt.retry, o.target_se, o.max_refine, o.refine_unstable, o.run});
+  if (plan.rsb) {  // --symmetry 1rsb: tools/commands/cmd_slr_rsb.cpp
+    run_erm_rsb(o, plan);
     return;
   }
 
@@ -154,7 +153,6 @@ void register_slr_erm(CLI::App& slr) {
   CLI::App* sub = slr.add_subcommand(
       "erm", "Ridge ERM test/train error vs alpha: replica fixed point (docs/equations/slr_replica.md §4, §7b)");
   add_slr_erm_options(sub, *o);
-  add_rsb_options(sub, o->rsb);
   sub->callback([o] { run_erm(*o); });
 }
 

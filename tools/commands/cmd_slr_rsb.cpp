@@ -13,55 +13,11 @@
 
 namespace saddle {
 
-void add_rsb_options(CLI::App* sub, ErmRsbOptions& o) {
-  sub->add_option("--symmetry", o.symmetry,
-                  "rs: replica-symmetric fixed point (slr_replica.md §4); 1rsb: one-step replica "
-                  "symmetry breaking at zero temperature (docs/equations/slr_rsb.md), for the "
-                  "RS-unstable windows; unless given, 1rsb uses --points 1024, --target-se 0, "
-                  "--method anderson, --mix 0.3, --anderson-depth 3")
-      ->capture_default_str();
-  sub->add_option("--inner-points", o.inner,
-                  "1rsb: inner QMC points per outer point (antithetic pairs; even, 2..4096)")
-      ->capture_default_str()->group("Integration");
-  o.points = sub->get_option("--points");
-  o.target_se = sub->get_option("--target-se");
-  o.method = sub->get_option("--method");
-  o.mix = sub->get_option("--mix");
-  o.depth = sub->get_option("--anderson-depth");
-}
-
-bool rsb_selected(const ErmRsbOptions& o) {
-  if (o.symmetry == "rs") return false;
-  if (o.symmetry == "1rsb") return true;
-  throw InputError("--symmetry: expected rs or 1rsb, got '" + o.symmetry + "'");
-}
-
-void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
+void run_erm_rsb(const ErmCli& o, const ErmPlan& plan) {
   using namespace slr;
-  if (o.inner < 2 || o.inner > 4096 || o.inner % 2 != 0)
-    throw InputError("--inner-points: must be even and in 2..4096");
-  const bool points_given = o.points && o.points->count() > 0;
-  const bool target_given = o.target_se && o.target_se->count() > 0;
-  const RsbCurveOptions defaults;
-  auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
-  if (!given(o.method)) job.solver.method = defaults.solver.method;
-  if (!given(o.mix)) job.solver.mix = defaults.solver.mix;
-  if (!given(o.depth)) job.solver.anderson_depth = defaults.solver.anderson_depth;
-  if (!target_given) job.target_se = 0.0;
-  std::vector<RsbSetting> settings;
-  for (const ReplicaSetting& rs : job.settings) {
-    RsbSetting s;
-    s.rs = rs;
-    if (!points_given) s.rs.n_points = 1024;
-    s.n_inner = o.inner;
-    as_input([&] { return validate(s); });
-    settings.push_back(s);
-  }
+  const std::vector<RsbSetting>& settings = plan.rsb_settings;
+  const RsbCurveOptions& copt = plan.rsb_copt;
   const RsbSetting& s0 = settings.front();
-  // Memory and time per map evaluation grow as outer x inner points (x 16 after 2 refinements).
-  checked_count({static_cast<double>(s0.rs.n_points), static_cast<double>(o.inner),
-                 static_cast<double>(s0.rs.replicates)},
-                1 << 24, "--points x --inner-points x --replicates");
 
   GridJob grid;
   grid.columns = replica_head_columns();
@@ -76,24 +32,24 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                 "SLR ridge ERM, one-step replica-symmetry-broken (1RSB) fixed point at zero "
                 "temperature (docs/equations/slr_rsb.md); test_error (S7) at the self-overlaps "
                 "q = q1, train_error = E<(y - f)^2> incl. Delta with the tilted inner measure (R6)");
-  table.setting("L", job.L_dist.empty()
+  table.setting("L", o.L_dist.empty()
                          ? "fixed"
-                         : "uniform on {" + job.L_dist + "} per sample, one shared (k, v)");
+                         : "uniform on {" + o.L_dist + "} per sample, one shared (k, v)");
   table.setting("qmc", "outer: Sobol, " + std::to_string(s0.rs.n_points) + " points x " +
                            std::to_string(s0.rs.replicates) + " random shifts, seed " +
-                           std::to_string(s0.rs.seed) + "; inner: " + std::to_string(o.inner) +
+                           std::to_string(s0.rs.seed) + "; inner: " + std::to_string(o.rsb.inner) +
                            " antithetic moment-matched Sobol points per outer point (R2); one "
                            "fixed point per replicate, values are means, *_se standard errors; "
-                           "refinement: target_se=" + fmt(job.target_se) + " max_refine=" +
-                           std::to_string(job.max_refine) + " (4x outer points)");
+                           "refinement: target_se=" + fmt(copt.target_se) + " max_refine=" +
+                           std::to_string(copt.max_refine) + " (4x outer points)");
   table.setting("prox", "grid1=" + std::to_string(s0.rs.prox.grid1) + " grid2=" +
                             std::to_string(s0.rs.prox.grid2) + " starts=" +
                             std::to_string(s0.rs.prox.n_starts) + " then Newton (global minimum)");
-  table.setting("solver", describe(job.solver) + " noise_factor=" + fmt(job.noise_factor) +
-                              (job.retry ? "; failed replicates retried damped mix=" +
-                                               fmt(defaults.retry_mix) + " max_iter=" +
-                                               std::to_string(retry_iterations(defaults.retry_max_iter,
-                                                                               job.solver.max_iter))
+  table.setting("solver", describe(copt.solver) + " noise_factor=" + fmt(copt.noise_factor) +
+                              (copt.retry ? "; failed replicates retried damped mix=" +
+                                               fmt(copt.retry_mix) + " max_iter=" +
+                                               std::to_string(retry_iterations(copt.retry_max_iter,
+                                                                               copt.solver.max_iter))
                                          : ""));
   table.setting("continuation",
                 "informed: backward from the largest alpha; uninformed: forward from the smallest; "
@@ -113,13 +69,6 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
                 "stein_gap = |Vhat0 - Vhat1 - x qhat0|/(lambda + |Vhat0|), a check of the inner "
                 "Stein identity (noise level 0.01-0.1)");
 
-  RsbCurveOptions copt;  // retry mix and iterations: the 1RSB defaults
-  copt.solver = job.solver;
-  copt.noise_factor = job.noise_factor;
-  copt.retry = job.retry;
-  copt.target_se = job.target_se;
-  copt.max_refine = job.max_refine;
-  copt.refine_unstable = job.refine_unstable;
   table.setting("convergence", convergence_rule_text(copt));
   grid.plot.y = {"test_error"};
   grid.plot.series = {"activation", "init"};
@@ -128,15 +77,15 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
   grid.plot.flag_label = "1RSB unstable";
   grid.plot.params = {"alpha", "lambda", "nu", "L", "delta"};
   std::string alpha_key;
-  for (double a : job.alphas) alpha_key += fmt(a) + "|";
+  for (double a : plan.alphas) alpha_key += fmt(a) + "|";
   for (const RsbSetting& s : settings)
     grid.chains.push_back({"1rsb;L=" + length_key(replica_lengths(s.rs)) + ";nu=" + fmt(s.rs.nu) +
                                ";lambda=" + fmt(s.rs.lambda) + ";delta=" + fmt(s.rs.delta) +
-                               ";act=" + to_string(s.rs.activation) + ";inits=" + job.init_text +
+                               ";act=" + to_string(s.rs.activation) + ";inits=" + o.init +
                                ";inner=" + std::to_string(s.n_inner) + ";alpha=" + alpha_key,
-                           job.inits.size() * job.alphas.size()});
-  const std::vector<double> alphas = job.alphas;
-  const std::vector<ReplicaInit> inits = job.inits;
+                           plan.inits.size() * plan.alphas.size()});
+  const std::vector<double> alphas = plan.alphas;
+  const std::vector<ReplicaInit> inits = plan.inits;
   // Row k of chain c (rsb_curve's order: inits x sorted alphas).
   std::vector<double> sorted_alphas = alphas;
   std::sort(sorted_alphas.begin(), sorted_alphas.end());
@@ -166,7 +115,7 @@ void run_erm_rsb(const ErmRsbOptions& o, ErmRsbJob job) {
     return rows;
   };
   grid.settings = table.settings();
-  run_grid(grid, job.run);
+  run_grid(grid, o.run);
 }
 
 }  // namespace saddle

@@ -4,6 +4,67 @@
 #include "tools/commands/cmd_slr.hpp"
 
 namespace saddle {
+namespace {
+
+// --symmetry and --inner-points (after the options whose 1RSB default differs).
+void add_rsb_options(CLI::App* sub, ErmRsbOptions& o) {
+  sub->add_option("--symmetry", o.symmetry,
+                  "rs: replica-symmetric fixed point (slr_replica.md §4); 1rsb: one-step replica "
+                  "symmetry breaking at zero temperature (docs/equations/slr_rsb.md), for the "
+                  "RS-unstable windows; unless given, 1rsb uses --points 1024, --target-se 0, "
+                  "--method anderson, --mix 0.3, --anderson-depth 3")
+      ->capture_default_str();
+  sub->add_option("--inner-points", o.inner,
+                  "1rsb: inner QMC points per outer point (antithetic pairs; even, 2..4096)")
+      ->capture_default_str()->group("Integration");
+  o.points = sub->get_option("--points");
+  o.target_se = sub->get_option("--target-se");
+  o.method = sub->get_option("--method");
+  o.mix = sub->get_option("--mix");
+  o.depth = sub->get_option("--anderson-depth");
+}
+
+// --symmetry 1rsb: the 1RSB settings and curve options, the 1RSB defaults for what was not given.
+void plan_rsb(const ErmCli& cli, ErmPlan& plan) {
+  using namespace slr;
+  const ErmRsbOptions& o = cli.rsb;
+  if (o.inner < 2 || o.inner > 4096 || o.inner % 2 != 0)
+    throw InputError("--inner-points: must be even and in 2..4096");
+  auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
+  const RsbCurveOptions defaults;
+  RsbCurveOptions& copt = plan.rsb_copt;
+  copt.solver = plan.opt;
+  if (!given(o.method)) copt.solver.method = defaults.solver.method;
+  if (!given(o.mix)) copt.solver.mix = defaults.solver.mix;
+  if (!given(o.depth)) copt.solver.anderson_depth = defaults.solver.anderson_depth;
+  copt.noise_factor = plan.copt.noise_factor;
+  copt.retry = plan.copt.retry;
+  copt.target_se = given(o.target_se) ? cli.target_se : 0.0;
+  copt.max_refine = cli.max_refine;
+  copt.refine_unstable = cli.refine_unstable;
+  for (const ReplicaSetting& rs : plan.settings) {
+    RsbSetting s;
+    s.rs = rs;
+    if (!given(o.points)) s.rs.n_points = 1024;
+    s.n_inner = o.inner;
+    as_input([&] { return validate(s); });
+    plan.rsb_settings.push_back(s);
+  }
+  const RsbSetting& s0 = plan.rsb_settings.front();
+  // Memory and time per map evaluation grow as outer x inner points (x 16 after 2 refinements).
+  checked_count({static_cast<double>(s0.rs.n_points), static_cast<double>(o.inner),
+                 static_cast<double>(s0.rs.replicates)},
+                1 << 24, "--points x --inner-points x --replicates");
+  plan.rsb = true;
+}
+
+}  // namespace
+
+bool rsb_selected(const ErmRsbOptions& o) {
+  if (o.symmetry == "rs") return false;
+  if (o.symmetry == "1rsb") return true;
+  throw InputError("--symmetry: expected rs or 1rsb, got '" + o.symmetry + "'");
+}
 
 ErmPlan plan_slr_erm(const ErmCli& o) {
   using namespace slr;
@@ -89,6 +150,7 @@ ErmPlan plan_slr_erm(const ErmCli& o) {
   plan.counts = {{"L", laws.size()},      {"nu", nus.size()},         {"lambda", lambdas.size()},
                  {"delta", deltas.size()}, {"alpha", alphas.size()}, {"activation", acts.size()},
                  {"init", init_names.size()}};
+  if (rsb_selected(o.rsb)) plan_rsb(o, plan);
   return plan;
 }
 
@@ -147,6 +209,7 @@ void add_slr_erm_options(CLI::App* sub, ErmCli& o) {
   add_curve_options(sub, o.curve);
   add_run_options(sub, o.run);
   add_solver_options(sub, o.solver, o.method);
+  add_rsb_options(sub, o.rsb);
 }
 
 }  // namespace saddle

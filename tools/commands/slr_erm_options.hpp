@@ -10,12 +10,25 @@
 
 #include "equations/slr_replica.hpp"
 #include "equations/slr_replica_curve.hpp"
+#include "equations/slr_rsb.hpp"
 #include "tools/cli/cli_common.hpp"
-#include "tools/commands/cmd_slr_rsb.hpp"
 #include "tools/runner/runner.hpp"
 
 namespace saddle {
 
+// --symmetry and --inner-points.
+struct ErmRsbOptions {
+  std::string symmetry = "rs";  // rs | 1rsb
+  int inner = 32;               // inner QMC points per outer point (even)
+  // Options of `slr erm` whose default differs for 1rsb, looked up at registration: without them
+  // on the command line 1rsb uses --points 1024, --target-se 0 and the solver of
+  // slr::RsbCurveOptions (anderson, mix 0.3, depth 3).
+  const CLI::Option* points = nullptr;
+  const CLI::Option* target_se = nullptr;
+  const CLI::Option* method = nullptr;
+  const CLI::Option* mix = nullptr;
+  const CLI::Option* depth = nullptr;
+};
 
 struct ErmCli {
   std::string task = "spiked", L = "2", L_dist, nu = "2", lambda = "0.1", delta = "0",
@@ -31,7 +44,7 @@ struct ErmCli {
   std::string method;
   RunOptions run;
   CLI::Option* points_opt = nullptr;  // --points given? (else the channel's default)
-  ErmRsbOptions rsb;  // --symmetry, --inner-points (tools/commands/cmd_slr_rsb.cpp)
+  ErmRsbOptions rsb;  // --symmetry, --inner-points
   ErmCli() { solver = slr::ReplicaCurveOptions().solver; }
 };
 
@@ -46,11 +59,17 @@ struct ErmPlan {
   std::vector<double> alphas;      // as given (the curve sorts them)
   std::vector<slr::ReplicaInit> inits;
   std::vector<std::pair<std::string, std::size_t>> counts;  // values per swept column
+  // --symmetry 1rsb: the settings (their RS part as above, --points 1024 unless given) and the
+  // curve options with the 1RSB defaults for what was not given.
+  bool rsb = false;
+  std::vector<slr::RsbSetting> rsb_settings;
+  slr::RsbCurveOptions rsb_copt;
 };
 
-// The options of `slr erm` on its subcommand, with their domains in words (--symmetry and
-// --inner-points: add_rsb_options).
+// The options of `slr erm` on its subcommand, with their domains in words.
 void add_slr_erm_options(CLI::App* sub, ErmCli& o);
+// True for --symmetry 1rsb, false for rs; InputError on anything else.
+bool rsb_selected(const ErmRsbOptions& o);
 // Checks every option and setting (InputError), then returns the plan.
 ErmPlan plan_slr_erm(const ErmCli& o);
 
