@@ -147,7 +147,26 @@ if "$S" --version | grep -q 'MPI: yes' && command -v mpirun >/dev/null; then
     "${MPI[@]}" "$S" "${MARGS[@]}" --out "$tmp/m$sig.csv" >"$tmp/m$sig.log" 2>&1 &
     pid=$!
     sleep 1.5
-    if [ "$sig" = RANKS ]; then kill -TERM $(cat /proc/"$pid"/task/*/children) 2>/dev/null; else kill "-$sig" "$pid" 2>/dev/null; fi
+    if [ "$sig" = RANKS ]; then
+      # A rank's stop handler is installed when its grid starts, after the MPI start-up (slow
+      # under the sanitizers: a SIGTERM before it ends the rank by the default action, exit
+      # 143): wait until every rank catches SIGTERM (bit 15 of SigCgt), at most 30 s.
+      exe=$(readlink -f "$S")
+      for _ in $(seq 1 300); do
+        ready=0
+        for d in /proc/[0-9]*; do
+          [ "$(readlink "$d/exe" 2>/dev/null)" = "$exe" ] || continue
+          tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "m$sig.csv" || continue
+          m=$(awk '/^SigCgt:/ {print $2}' "$d/status" 2>/dev/null)
+          if [ -n "$m" ] && [ $(((16#$m >> 14) & 1)) -eq 1 ]; then ready=$((ready + 1)); else ready=-99; fi
+        done
+        [ "$ready" -ge 2 ] && break
+        sleep 0.1
+      done
+      kill -TERM $(cat /proc/"$pid"/task/*/children) 2>/dev/null
+    else
+      kill "-$sig" "$pid" 2>/dev/null
+    fi
     wait "$pid"
     rc=$?
     pid=""
