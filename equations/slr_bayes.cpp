@@ -378,36 +378,12 @@ BayesSetting BayesModel::setting_of(const ParamValues& p) {
   s.delta = p("delta");
   s.n_points = static_cast<int>(p("points"));
   s.replicates = static_cast<int>(p("replicates"));
-  const std::string& seed = p.text("seed");
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long sv = std::strtoull(seed.c_str(), &end, 10);
-  if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
-      errno == ERANGE)
-    throw std::invalid_argument("--seed: '" + seed + "' is not an integer in [0, 2^64 - 1]");
-  s.seed = static_cast<std::uint64_t>(sv);
+  s.seed = parse_seed_text(p.text("seed"));
   s.inner_nodes = static_cast<int>(p("inner_nodes"));
   s.L = static_cast<int>(p("L"));
   const std::string& dist = p.text("L_dist");
   if (!dist.empty()) {
-    // A comma list of integers in [1, 8] (checked by check()).
-    std::size_t pos = 0;
-    while (pos <= dist.size()) {
-      const std::size_t comma = std::min(dist.find(',', pos), dist.size());
-      const std::string field = dist.substr(pos, comma - pos);
-      std::size_t used = 0;
-      int L = 0;
-      try {
-        L = std::stoi(field, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (field.empty() || used != field.size() || L < 1 || L > kMaxBL)
-        throw std::invalid_argument("--L-dist: '" + field + "' is not an integer in [1, " +
-                                    std::to_string(kMaxBL) + "]");
-      s.lengths.push_back(L);
-      pos = comma + 1;
-    }
+    s.lengths = parse_length_set(dist, kMaxBL);
     s.L = s.lengths.front();
   }
   return s;

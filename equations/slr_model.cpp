@@ -3,12 +3,46 @@
 #include "equations/slr_model.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 namespace saddle {
 namespace slr {
+
+std::uint64_t parse_seed_text(const std::string& seed) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long sv = std::strtoull(seed.c_str(), &end, 10);
+  if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+      errno == ERANGE)
+    throw std::invalid_argument("--seed: '" + seed + "' is not an integer in [0, 2^64 - 1]");
+  return static_cast<std::uint64_t>(sv);
+}
+
+std::vector<int> parse_length_set(const std::string& dist, int max_L) {
+  std::vector<int> lengths;
+  std::size_t pos = 0;
+  while (pos <= dist.size()) {
+    const std::size_t comma = std::min(dist.find(',', pos), dist.size());
+    const std::string field = dist.substr(pos, comma - pos);
+    std::size_t used = 0;
+    int L = 0;
+    try {
+      L = std::stoi(field, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (field.empty() || used != field.size() || L < 1 || L > max_L)
+      throw std::invalid_argument("--L-dist: '" + field + "' is not an integer in [1, " + std::to_string(max_L) +
+                                  "]");
+    lengths.push_back(L);
+    pos = comma + 1;
+  }
+  return lengths;
+}
 
 Task parse_task(const std::string& s) {
   if (s == "spiked") return Task::Spiked;

@@ -2,6 +2,7 @@
 // population-level interface shared by the population module (§3, §7a), the replica module (§4,
 // its test error is (S7)) and the Monte Carlo module.
 #pragma once
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@ Task parse_task(const std::string& s);              // "spiked" | "max"; throws 
 Activation parse_activation(const std::string& s);  // "softmax" | "linear" | "erf" | "softplus"
 std::string to_string(Task t);
 std::string to_string(Activation a);
+
+// The text settings of the registered SLR models (solver/model_card.hpp ModelSetting), read alike:
+// --seed, an integer in [0, 2^64 - 1]; --L-dist, a comma list of lengths in [1, max_L]. Both
+// throw std::invalid_argument naming the option.
+std::uint64_t parse_seed_text(const std::string& seed);
+std::vector<int> parse_length_set(const std::string& dist, int max_L);
 
 // (S3): c_nu = sqrt(nu) (spiked), nu (max). nu = +inf allowed for max.
 double c_nu(Task task, double nu);

@@ -7,6 +7,7 @@
 
 #include "equations/slr_replica.hpp"
 #include "solver/curve.hpp"
+#include "solver/model_card.hpp"
 
 namespace saddle {
 namespace slr {
@@ -49,6 +50,57 @@ std::vector<CurveStart> replica_starts(const std::vector<ReplicaInit>& inits, co
 std::vector<ReplicaPoint> replica_curve(const ReplicaSetting& set, const std::vector<double>& alphas,
                                         const std::vector<ReplicaInit>& inits,
                                         const ReplicaCurveOptions& opt);
+
+// The RS fixed point as a model of the generic subcommand (solver/model_card.hpp): `saddle slr
+// erm`. Parameters task, L, nu, lambda, delta, alpha (continuation, solved ascending), activation,
+// vhat, channel, replicates, line_nodes, grid1, grid2, starts; settings seed, L_dist (stands in
+// for L), points (base QMC points per replicate; default 4096 sampled, 1024 pre-integrated lines)
+// and symmetry (rs; 1rsb is `slr erm-1rsb`). Starts informed (backward from the largest alpha,
+// the default) and uninformed (forward), warm; refinement 4x points on test_error; stability =
+// rs_verdict() (column rs_stability, its reason rs_reason); the training loss as free energy;
+// coexistence by the test error; notes rs_reason and points (after refinement).
+class ReplicaModel : public CurveModel {
+ public:
+  static ModelCard card();
+  explicit ReplicaModel(const ParamValues& p);
+  explicit ReplicaModel(const ReplicaSetting& set);
+  static std::vector<CurveStart> starts(const ParamValues& p);
+  static void check(const ParamValues& p);  // throws std::invalid_argument
+  static CurveOptions curve_options() { return ReplicaCurveOptions(); }
+  static ReplicaSetting setting_of(const ParamValues& p);
+
+  int replicates() const override { return set_.replicates; }
+  bool prepare_level(int level) override;
+  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int level) const override;
+  std::unique_ptr<FixedPointSystem> fallback_system(double alpha, int r, int level) const override;
+  std::unique_ptr<FixedPointSystem> redraw_system(double alpha, int r, int level, int attempt) const override;
+  int refine_on() const override;
+  Stability stability(const CurvePoint& p) const override { return verdict(p).stability; }
+  double free_energy(const CurvePoint& p) const override;
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override;
+  std::vector<std::string> note_names() const override { return {"rs_reason", "points"}; }
+  std::vector<std::string> notes(const CurvePoint& p) const override;
+  // The one RS verdict (rs_verdict): the replicon and the jump term with its error bar.
+  RsVerdict verdict(const CurvePoint& p) const;
+  int n_points(int level) const { return settings_[level].n_points; }
+
+ private:
+  ReplicaSetting set_;
+  std::vector<ReplicaSetting> settings_;
+  std::vector<std::shared_ptr<const SobolGaussian>> pts_;
+  std::vector<std::shared_ptr<const SobolGaussian>> jump_pts_;  // sampled: the jump-term pass
+  std::vector<ReplicaSetting> fallback_settings_;  // sampled: the pre-integrated fallback
+  std::vector<std::shared_ptr<const SobolGaussian>> fallback_pts_;
+};
+
+// The card entries `slr erm` and `slr erm-1rsb` share (task .. delta, alpha, activation,
+// replicates, grid1, grid2, starts; seed, L_dist, points) and the reading of their values into
+// a setting (vhat, channel, line nodes and points left at the setting's defaults).
+std::vector<ModelParam> replica_card_params();
+std::vector<ModelSetting> replica_card_settings(const std::string& points_help);
+ReplicaSetting replica_common_setting(const ParamValues& p);
+// --points when given (an integer in [16, 4194304]; std::invalid_argument else), or `fallback`.
+int replica_points_of(const ParamValues& p, int fallback);
 
 }  // namespace slr
 }  // namespace saddle

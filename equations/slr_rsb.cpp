@@ -184,68 +184,126 @@ std::vector<std::string> rsb_value_names() {
   return n;
 }
 
-namespace {
-
 // The 1RSB model as the curve driver sees it (as the RS model: systems per (alpha, replicate,
 // level), 4x the outer points per refinement level; the inner set is the same at every level).
-class RsbCurveModel : public CurveModel {
- public:
-  explicit RsbCurveModel(const RsbSetting& set) : set_(set), inner_(make_rsb_inner_points(set)) {}
-  int replicates() const override { return set_.rs.replicates; }
-  bool prepare_level(int level) override {
-    if (level < static_cast<int>(pts_.size())) return true;
-    RsbSetting s = set_;
-    if (level > 0) {
-      s = settings_.back();
-      if (s.rs.n_points > std::numeric_limits<int>::max() / 4) return false;
-      s.rs.n_points *= 4;
-    }
-    settings_.push_back(s);
-    pts_.push_back(make_replica_points(s.rs));
-    return true;
-  }
-  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int level) const override {
-    return std::make_unique<RsbSystem>(settings_[level], alpha, pts_[level], inner_, r);
-  }
-  int refine_on() const override { return index_of("test_error"); }
-  Stability stability(const CurvePoint& p) const override {
-    const Estimate& a1 = p.entry(index_of("at_eigenvalue"));
-    const Estimate& a0 = p.entry(index_of("at0_eigenvalue"));
-    const Estimate& a = a1.mean >= a0.mean ? a1 : a0;
-    return rs_stability(a.mean, a.se);
-  }
-  double free_energy(const CurvePoint& p) const override {
-    return p.entry(index_of("free_energy")).mean;
-  }
-  bool distinct(const CurvePoint& a, const CurvePoint& b) const override {
-    const std::size_t i = index_of("test_error");
-    const Estimate &ea = a.entry(i), &eb = b.entry(i);
-    return std::abs(eb.mean - ea.mean) > 4.0 * std::hypot(eb.se, ea.se) + 1e-3;
-  }
-  int n_points(int level) const { return settings_[level].rs.n_points; }
+namespace {
 
-  static int index_of(const std::string& name) {
-    static const std::vector<std::string> names = rsb_value_names();
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return static_cast<int>(i);
-    throw std::logic_error("1RSB value '" + name + "' not found");
-  }
-
- private:
-  RsbSetting set_;
-  std::shared_ptr<const RsbInnerPoints> inner_;
-  std::vector<RsbSetting> settings_;
-  std::vector<std::shared_ptr<const SobolGaussian>> pts_;
-};
+int index_of(const std::string& name) {
+  static const std::vector<std::string> names = rsb_value_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return static_cast<int>(i);
+  throw std::logic_error("1RSB value '" + name + "' not found");
+}
 
 }  // namespace
+
+RsbModel::RsbModel(const RsbSetting& set) : set_(set), inner_(make_rsb_inner_points(set)) {}
+RsbModel::RsbModel(const ParamValues& p) : RsbModel(setting_of(p)) {}
+
+bool RsbModel::prepare_level(int level) {
+  if (level < static_cast<int>(pts_.size())) return true;
+  RsbSetting s = set_;
+  if (level > 0) {
+    s = settings_.back();
+    if (s.rs.n_points > std::numeric_limits<int>::max() / 4) return false;
+    s.rs.n_points *= 4;
+  }
+  settings_.push_back(s);
+  pts_.push_back(make_replica_points(s.rs));
+  return true;
+}
+
+std::unique_ptr<FixedPointSystem> RsbModel::system(double alpha, int r, int level) const {
+  return std::make_unique<RsbSystem>(settings_[level], alpha, pts_[level], inner_, r);
+}
+
+int RsbModel::refine_on() const { return index_of("test_error"); }
+
+Stability RsbModel::stability(const CurvePoint& p) const {
+  const Estimate& a1 = p.entry(index_of("at_eigenvalue"));
+  const Estimate& a0 = p.entry(index_of("at0_eigenvalue"));
+  const Estimate& a = a1.mean >= a0.mean ? a1 : a0;
+  return rs_stability(a.mean, a.se);
+}
+
+double RsbModel::free_energy(const CurvePoint& p) const { return p.entry(index_of("free_energy")).mean; }
+
+bool RsbModel::distinct(const CurvePoint& a, const CurvePoint& b) const {
+  const std::size_t i = index_of("test_error");
+  const Estimate &ea = a.entry(i), &eb = b.entry(i);
+  return std::abs(eb.mean - ea.mean) > 4.0 * std::hypot(eb.se, ea.se) + 1e-3;
+}
+
+std::vector<std::string> RsbModel::notes(const CurvePoint& p) const { return {std::to_string(n_points(p.level))}; }
+
+ModelCard RsbModel::card() {
+  ModelCard c;
+  c.command = "slr erm-1rsb";
+  c.summary = "Ridge ERM test/train error vs alpha: one-step replica-symmetry-broken (1RSB) fixed point at zero "
+              "temperature, for the RS-unstable windows";
+  c.equations = "docs/equations/slr_rsb.md";
+  c.observables_note =
+      "q_k, q_v = q1 (self-overlap), V = intra-state susceptibility, dq = q1 - q0 (0 up to noise: the 1RSB "
+      "point has collapsed onto RS), log_x and x_parisi = the Parisi parameter x = beta x_beta (R5; x_edge = "
+      "-1/+1 at the ends of [1e-3, 1e3]); mhat, qhat = qhat1 = alpha E<|g|^2>, Vhat = 1/V - lambda (R4), "
+      "Vhat_*_hessian = alpha E<tr J> (misses the jumps of the prox minimiser); test_error (S7) at q = q1, "
+      "train_error = E<(y - f)^2> incl. Delta with the tilted inner measure (R6), train_loss = train_error/2 "
+      "+ lambda (q_k + q_v)/(2 alpha), free_energy = the 1RSB ground-state energy per sample (R1), equal to "
+      "train_loss at the fixed point; at_eigenvalue = intra-state replicon, at0_eigenvalue = inter-state "
+      "replicon (R7); inner_ess = effective share of inner points under the tilt exp(-x M); stein_gap = "
+      "|Vhat0 - Vhat1 - x qhat0|/(lambda + |Vhat0|), a check of the inner Stein identity (noise level "
+      "0.01-0.1); x_balance = the extremum condition (R5), 0 at the fixed point; outer Sobol QMC points x "
+      "replicates random shifts, inner antithetic moment-matched Sobol points per outer point (R2), one "
+      "fixed point per replicate, values mean and _se over replicates";
+  c.params = replica_card_params();
+  ParamDomain inner = interval_domain(2, 4096);
+  inner.integer = true;
+  c.params.push_back({"inner_points", "32", inner, "Inner QMC points per outer point (antithetic pairs; even)"});
+  c.settings = replica_card_settings(
+      "Outer QMC points per replicate (§7b), an integer in [16, 4194304]; default 1024; refinement "
+      "multiplies them by 4 per level (column points); points x inner-points x replicates <= 2^24");
+  c.continuation = "alpha";
+  c.plot_y = "test_error";
+  c.stability_column = "rs_stability";
+  c.columns_note =
+      "rs_stability = stability of the 1RSB point from the larger of the two replicons (stable < 1 - 2 se, "
+      "unstable > 1 + 2 se, else marginal); points = outer QMC points per replicate behind the point (after "
+      "refinement)";
+  c.default_init = "informed";
+  c.sorted_continuation = true;
+  c.map_radius = false;  // 18 nested maps per replicate and point (finite differences)
+  return c;
+}
+
+RsbSetting RsbModel::setting_of(const ParamValues& p) {
+  RsbSetting s;
+  s.rs = replica_common_setting(p);
+  s.rs.n_points = replica_points_of(p, 1024);
+  s.n_inner = static_cast<int>(p("inner_points"));
+  return s;
+}
+
+void RsbModel::check(const ParamValues& p) {
+  const RsbSetting s = setting_of(p);
+  if (s.n_inner % 2 != 0) throw std::invalid_argument("--inner-points: must be even");
+  // Memory and time per map evaluation grow as outer x inner points (x 16 after 2 refinements).
+  if (static_cast<double>(s.rs.n_points) * s.n_inner * s.rs.replicates > double(1 << 24))
+    throw std::invalid_argument("--points x --inner-points x --replicates: must be <= 16777216");
+  validate(s);
+}
+
+std::vector<CurveStart> RsbModel::starts(const ParamValues& p) {
+  const RsbSetting s = setting_of(p);
+  return replica_starts({ReplicaInit::Informed, ReplicaInit::Uninformed}, rsb_informed_start(s),
+                        rsb_uninformed_start(s));
+}
 
 std::vector<RsbPoint> rsb_curve(const RsbSetting& set, const std::vector<double>& alphas_in,
                                 const std::vector<ReplicaInit>& inits, const RsbCurveOptions& opt) {
   validate(set);
   std::vector<double> alphas = alphas_in;
   std::sort(alphas.begin(), alphas.end());
-  RsbCurveModel model(set);
+  RsbModel model(set);
   const std::vector<CurvePoint> cps =
       run_curve(model, alphas, replica_starts(inits, rsb_informed_start(set), rsb_uninformed_start(set)), opt);
   std::vector<RsbPoint> out;

@@ -28,6 +28,7 @@
 #include "equations/slr_replica.hpp"
 #include "integrators/qmc.hpp"
 #include "solver/curve.hpp"
+#include "solver/model_card.hpp"
 #include "solver/system.hpp"
 
 namespace saddle {
@@ -214,6 +215,40 @@ std::vector<std::string> rsb_value_names();
 // > 1 + 2 se). Output: start-major, alphas ascending.
 std::vector<RsbPoint> rsb_curve(const RsbSetting& set, const std::vector<double>& alphas,
                                 const std::vector<ReplicaInit>& inits, const RsbCurveOptions& opt);
+
+// The 1RSB fixed point as a model of the generic subcommand (solver/model_card.hpp): `saddle slr
+// erm-1rsb`. The parameters and settings of `slr erm` that the 1RSB channel uses
+// (replica_card_params: task .. delta, alpha, activation, replicates, grid1, grid2, starts; seed,
+// L_dist, points, default 1024 outer points) and inner_points (even, 2..4096); starts as for RS
+// with gaps 0.3 (q - m^2) and x = 1; stability from the larger replicon (R7), column
+// rs_stability; free energy (R1) prefers a start; notes points (after refinement).
+class RsbModel : public CurveModel {
+ public:
+  static ModelCard card();
+  explicit RsbModel(const ParamValues& p);
+  explicit RsbModel(const RsbSetting& set);
+  static std::vector<CurveStart> starts(const ParamValues& p);
+  static void check(const ParamValues& p);  // throws std::invalid_argument
+  static CurveOptions curve_options() { return RsbCurveOptions(); }
+  static RsbSetting setting_of(const ParamValues& p);
+
+  int replicates() const override { return set_.rs.replicates; }
+  bool prepare_level(int level) override;
+  std::unique_ptr<FixedPointSystem> system(double alpha, int r, int level) const override;
+  int refine_on() const override;
+  Stability stability(const CurvePoint& p) const override;
+  double free_energy(const CurvePoint& p) const override;
+  bool distinct(const CurvePoint& a, const CurvePoint& b) const override;
+  std::vector<std::string> note_names() const override { return {"points"}; }
+  std::vector<std::string> notes(const CurvePoint& p) const override;
+  int n_points(int level) const { return settings_[level].rs.n_points; }
+
+ private:
+  RsbSetting set_;
+  std::shared_ptr<const RsbInnerPoints> inner_;
+  std::vector<RsbSetting> settings_;
+  std::vector<std::shared_ptr<const SobolGaussian>> pts_;
+};
 
 }  // namespace slr
 }  // namespace saddle

@@ -90,7 +90,7 @@ void compare_reference(std::vector<ValidationRow>& out, const ValidationCase& c)
   const std::string act = to_string(c.set.activation);
   const RsbReferencePoint* r = find_rsb(act, c.alpha);
   const ErmInfPoint* e = find_erm_inf(act, c.alpha);
-  const std::string th_note = std::string("1RSB (slr erm --symmetry 1rsb; data/validation/erm_inf/rsb), ") +
+  const std::string th_note = std::string("1RSB (slr erm-1rsb; data/validation/erm_inf/rsb), ") +
                               (r->converged ? "converged" : "NOT converged (residual " + fmt_short(r->residual) + ")") +
                               "; x = " + fmt_short(r->x_parisi) + ", dq_k = " + fmt_short(r->dq_k);
   struct Q {

@@ -198,6 +198,11 @@ class CurveModel {
   }
   // Whether two converged points at the same parameter (different starts) are distinct solutions.
   virtual bool distinct(const CurvePoint&, const CurvePoint&) const { return false; }
+  // Optional: columns of text the model writes per point beside its values (e.g. the reason
+  // behind a stability verdict, the QMC points behind a refined point): their names, and the
+  // cells of one aggregated point in that order.
+  virtual std::vector<std::string> note_names() const { return {}; }
+  virtual std::vector<std::string> notes(const CurvePoint&) const { return {}; }
 };
 
 // Every start x every parameter (in the order given; Backward walks from the end), aggregated

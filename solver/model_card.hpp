@@ -80,6 +80,9 @@ struct ModelSetting {
   std::string default_text;  // "" = not given
   std::string help;
   std::string replaces = {};  // the parameter it stands in for
+  // false: no column of its own; the model reports what it used per point (CurveModel::notes),
+  // e.g. the QMC points behind a refined point where the setting gives the base points.
+  bool column = true;
 };
 
 struct ModelCard {
@@ -96,6 +99,19 @@ struct ModelCard {
   std::vector<std::string> plot_references = {};  // values a default plot draws as references
   // The column that says another start converged to a distinct solution (CurveModel::distinct).
   std::string coexist_column = "coexist";
+  // The column of the model's stability check (CurveModel::stability), e.g. "rs_stability".
+  std::string stability_column = "stability";
+  // One line on the model's own columns (its notes, CurveModel::note_names), for the CSV header.
+  std::string columns_note = "";
+  // The starts run when --init is not given: a comma list of start labels; "" = every start.
+  std::string default_init = "";
+  // Columns map_radius and repelling: the spectral radius of dF/dx at every point (one Jacobian
+  // per replicate, or 2 dim map evaluations where the system has none). false where that costs
+  // too much next to the solve (the SLR replica models: a Newton pass each, 18 nested 1RSB maps).
+  bool map_radius = true;
+  // true: the continuation values are solved and written in ascending order, whatever the order
+  // given (a start walks them forward or backward, CurveStart::direction).
+  bool sorted_continuation = false;
 };
 
 // The option of a parameter or setting: "--" + name with '_' written '-'.

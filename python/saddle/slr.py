@@ -14,15 +14,10 @@ L(L-1)/(L^2 + nu(L-1)), and softmax attains the Bayes risk.
 Example: saddle.slr.population(task="spiked", L=3, nu=np.linspace(0.5, 8, 16),
 activation=["softmax", "linear"])""")
 
-erm = command(
-    "slr erm",
-    """Test and training error of ridge-regularised empirical risk minimisation against the
-sample ratio alpha: the replica-symmetric fixed point (docs/equations/slr_replica.md §4, ridge penalty (S13),
-V-hat forms (S20)/(S20')), integrated by randomised QMC (§7b). test_error_se is the QMC standard
-error (error bar); rs_stability flags an unstable replica fixed point; converged == 0 marks a
-point whose fixed point was not reached.""")
-
-# From the model registry (equations/slr_bayes.hpp BayesModel, tools/cli/models.cpp).
+# From the model registry (tools/cli/models.cpp): equations/slr_replica_curve.hpp ReplicaModel,
+# equations/slr_rsb.hpp RsbModel, equations/slr_bayes.hpp BayesModel.
+erm = function_of("slr erm")
+erm_1rsb = function_of("slr erm-1rsb")
 bayes = function_of("slr bayes")
 
-__all__ = ["population", "erm", "bayes"]
+__all__ = ["population", "erm", "erm_1rsb", "bayes"]

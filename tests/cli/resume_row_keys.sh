@@ -2,7 +2,7 @@
 # --resume checks every kept row against the grid (issue 28 item 3) for the commands whose rows
 # are not those of a generic curve: `mc rmt` (models x gammas per setting), `mc slr` (per size the
 # mean row, the per-seed rows, then the D = inf row), `slr population` (one point per chain) and
-# `slr erm --symmetry 1rsb` (inits x alphas), and a generic model (`ridge`). For each: two rows
+# `slr erm-1rsb` (inits x alphas), and a generic model (`ridge`). For each: two rows
 # swapped, a row of another grid and text in a numeric column (with converged = 1) are refused
 # (exit 2, one line naming the line, the file left alone); a file cut inside its last chain
 # resumes to the rows of a clean run.
@@ -70,8 +70,8 @@ check mc_slr "mc slr --mode erm --alpha 1,2 --D 16,24 --seeds 2 --per-seed --ext
   "mc slr --mode erm --alpha 1,3 --D 16,24 --seeds 2 --per-seed --extrapolate" m_k
 check slr_population "slr population --nu 1,2 --activation softmax,linear" \
   "slr population --nu 1,3 --activation softmax,linear" risk
-check slr_1rsb "slr erm --symmetry 1rsb --alpha 1,2 --points 64 --inner-points 8 --replicates 2" \
-  "slr erm --symmetry 1rsb --alpha 1,3 --points 64 --inner-points 8 --replicates 2" m_k
+check slr_1rsb "slr erm-1rsb --alpha 1,2 --points 64 --inner-points 8 --replicates 2" \
+  "slr erm-1rsb --alpha 1,3 --points 64 --inner-points 8 --replicates 2" m_k
 check ridge "ridge --alpha 0.5,1,2 --lambda 0.1,1" "ridge --alpha 0.5,1,3 --lambda 0.1,1" m
 
 [ "$fail" -eq 0 ] && echo "resume row-key tests passed"

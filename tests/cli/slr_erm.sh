@@ -30,6 +30,10 @@ expect_error slr erm --channel foo
 expect_error slr erm --channel preint --line-nodes 3
 expect_error slr erm --channel preint --points 8
 expect_error slr erm --channel preint --symmetry 1rsb
+expect_error slr erm --symmetry 1rsb
+expect_error slr erm --points 15
+expect_error slr erm --points 4096x
+expect_error slr erm --points 4096 --replicates 8192
 expect_error slr bayes --alpha 0
 expect_error slr bayes --delta -1
 expect_error slr bayes --init foo
@@ -39,7 +43,7 @@ expect_error slr bayes --L 3 --L-dist 1,2
 out=$("$SADDLE" slr erm --L 2 --alpha 1,3 --activation softmax,linear --points 256 --replicates 3) \
   || fail "erm run failed"
 hdr=$(echo "$out" | grep -v '^#' | head -1)
-want="task,L,nu,lambda,delta,alpha,activation,init,m_k,q_k,V_k,m_v,q_v,V_v,mhat_k,qhat_k,Vhat_k,mhat_v,qhat_v,Vhat_v,test_error,train_error,converged,iterations,residual,test_error_se"
+want="task,L,nu,lambda,delta,alpha,activation,vhat,channel,replicates,grid1,grid2,starts,line_nodes,seed,init,m_k,q_k,V_k,m_v,q_v,V_v,mhat_k,qhat_k,Vhat_k,mhat_v,qhat_v,Vhat_v,"
 case "$hdr" in "$want"*) ;; *) fail "erm header: $hdr" ;; esac
 nrows=$(echo "$out" | grep -v '^#' | tail -n +2 | wc -l)
 [ "$nrows" -eq 4 ] || fail "erm: expected 4 rows, got $nrows"
@@ -85,12 +89,12 @@ echo "$out" | grep -v '^#' | awk -F, '
 # the prox is convex, so no jump term (jump_share = 0) and no rs_reason.
 out=$("$SADDLE" slr erm --L 1 --alpha 2 --lambda 0.1 --delta 0.25 --activation softmax \
       --channel preint --points 512 --replicates 4) || fail "erm L=1 preint failed"
-echo "$out" | grep -q "^# channel: preint" || fail "erm preint: channel header"
 echo "$out" | grep -v '^#' | awk -F, '
   NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { lam=0.1; a=2; D=0.25; b=lam+a-1; V=(-b+sqrt(b*b+4*lam))/(2*lam); m=a*V/(1+V);
     th=a*V*V/((1+V)*(1+V)); q=(m*m+th*(1-2*m+D))/(1-th); E=1-2*m+q;
     if ($c["converged"] != 1) { print "not converged"; exit 1 }
+    if ($c["channel"] != "preint" || $c["points"] != 512) { print "channel " $c["channel"] " points " $c["points"]; exit 1 }
     d=$c["test_error"]-E; if (d<0) d=-d; if (d>5e-3) { print "E " $c["test_error"] " vs " E; exit 1 }
     if ($c["jump_share"] != 0) { print "jump_share " $c["jump_share"]; exit 1 }
     if ($c["rs_stability"] != "stable" || $c["rs_reason"] != "") { print "rs " $c["rs_stability"] " " $c["rs_reason"]; exit 1 } }' \

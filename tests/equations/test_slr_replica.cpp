@@ -397,3 +397,50 @@ TEST_CASE("replica map Jacobian from the channel pass matches finite differences
       }
     }
 }
+
+TEST_CASE("ReplicaModel: the card's values read into a setting (slr erm)", "[slr][replica]") {
+  // The values the generic subcommand hands over: a choice as its index and name, a setting as
+  // text ("" when not given).
+  ParamValues p;
+  const ModelCard card = ReplicaModel::card();
+  for (const ModelParam& q : card.params) {
+    if (q.name == card.continuation) continue;
+    if (q.choices.empty()) {
+      p.set(q.name, std::stod(q.default_text));
+    } else {
+      const std::string first = q.default_text.substr(0, q.default_text.find(','));
+      p.set(q.name, 0.0);
+      p.set_text(q.name, first);
+    }
+  }
+  for (const ModelSetting& s : card.settings) p.set_text(s.name, s.default_text);
+  ReplicaSetting s = ReplicaModel::setting_of(p);
+  CHECK(s.n_points == 4096);  // the sampled channel's default
+  CHECK(s.channel == ChannelKind::Sampled);
+  CHECK(s.L == 2);
+  CHECK(s.lengths.empty());
+  CHECK(s.prox.grid1 == 25);
+  CHECK(s.line.nodes == 6);
+  CHECK_NOTHROW(ReplicaModel::check(p));
+  p.set_text("channel", "preint");
+  CHECK(ReplicaModel::setting_of(p).n_points == 1024);  // lines of the pre-integrated channel
+  p.set_text("points", "512");
+  CHECK(ReplicaModel::setting_of(p).n_points == 512);
+  p.set_text("L_dist", "1,3");
+  s = ReplicaModel::setting_of(p);
+  CHECK(s.lengths == std::vector<int>{1, 3});
+  CHECK(replica_lengths(s) == std::vector<int>{1, 3});
+  for (const char* bad : {"15", "4194305", "12x", "-16"}) {
+    p.set_text("points", bad);
+    CHECK_THROWS_AS(ReplicaModel::setting_of(p), std::invalid_argument);
+  }
+  p.set_text("points", "");
+  p.set_text("symmetry", "1rsb");
+  CHECK_THROWS_AS(ReplicaModel::check(p), std::invalid_argument);  // that is slr erm-1rsb
+  // Two inits, informed first (walking backward from the largest alpha); the default runs informed.
+  const auto starts = ReplicaModel::starts(p);
+  REQUIRE(starts.size() == 2);
+  CHECK(starts[0].label == "informed");
+  CHECK(starts[0].direction == Direction::Backward);
+  CHECK(card.default_init == "informed");
+}

@@ -21,7 +21,6 @@
 // Models the harness never reaches (cmd_slr.cpp registers them): stubs keep the build small.
 namespace saddle {
 void register_slr_population(CLI::App&) {}
-void register_slr_erm(CLI::App&) {}
 void register_slr_bayes(CLI::App&) {}
 namespace slr {
 Task parse_task(const std::string& s) {

@@ -1,6 +1,6 @@
 // The compiled-in reference of the RS-unstable windows (mc/slr_reference.*)
 // against the committed CSVs it was generated from (data/validation/erm_inf/:
-// `mc slr --extrapolate` D = inf rows and `slr erm --symmetry 1rsb` rows):
+// `mc slr --extrapolate` D = inf rows and `slr erm-1rsb` rows):
 // every row of the CSVs is in the table with the same numbers and the table has
 // no other point.
 #include <catch2/catch.hpp>

@@ -88,6 +88,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     if (v.size() > 1) swept.push_back(p.name);
     if (p.name == card.continuation) {
       cont = v;
+      if (card.sorted_continuation) std::sort(cont.begin(), cont.end());
     } else {
       other_axes.push_back(v);
       other_index.push_back(i);
@@ -128,10 +129,12 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   const std::vector<std::string> xnames = sys0->names();
   const std::vector<std::string> vnames = sys0->observable_names();
   const std::vector<std::string> labels = labels_of(e.starts(pv0));
+  const std::vector<std::string> notes = probe->note_names();
   const bool several_starts = labels.size() > 1;
   // The starts run (--init, default all), as indices into the model's starts.
   std::vector<std::size_t> chosen;
-  for (const std::string& n : parse_names(o.init.empty() ? join(labels, ",") : o.init, "init", labels))
+  for (const std::string& n : parse_names(!o.init.empty() ? o.init : !card.default_init.empty() ? card.default_init : join(labels, ","),
+                                           "init", labels))
     chosen.push_back(static_cast<std::size_t>(std::find(labels.begin(), labels.end(), n) - labels.begin()));
   const std::size_t n_starts = chosen.size();
   const bool with_se = probe->replicates() > 1;
@@ -141,7 +144,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   for (const ModelParam& p : card.params) job.columns.push_back(p.name);
   std::vector<std::string> setting_cells;  // the settings that are columns of their own
   for (std::size_t s = 0; s < card.settings.size(); ++s)
-    if (card.settings[s].replaces.empty()) {
+    if (card.settings[s].replaces.empty() && card.settings[s].column) {
       job.columns.push_back(card.settings[s].name);
       job.text_columns.push_back(card.settings[s].name);
       setting_cells.push_back(o.settings[s]);
@@ -155,13 +158,16 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
     for (const auto& n : xnames) job.columns.push_back(n + "_se");
     for (const auto& n : vnames) job.columns.push_back(n + "_se");
   }
-  job.columns.insert(job.columns.end(), {"map_radius", "repelling", "stalled", "path"});
+  if (card.map_radius) job.columns.insert(job.columns.end(), {"map_radius", "repelling"});
+  job.columns.insert(job.columns.end(), {"stalled", "path"});
   for (const auto& c : curve_status_columns()) job.columns.push_back(c);
-  job.text_columns.insert(job.text_columns.end(), {"init", "path", "stability", "reason"});
+  job.text_columns.insert(job.text_columns.end(), {"init", "path", card.stability_column, "reason"});
+  job.text_columns.insert(job.text_columns.end(), notes.begin(), notes.end());
   for (std::size_t i = 0; i < card.params.size(); ++i)
     if (!card.params[i].choices.empty() || !shown[i].empty()) job.text_columns.push_back(card.params[i].name);
   if (several_starts) job.columns.insert(job.columns.end(), {"preferred", card.coexist_column});
-  if (hooks.stability) job.columns.push_back("stability");
+  if (hooks.stability) job.columns.push_back(card.stability_column);
+  job.columns.insert(job.columns.end(), notes.begin(), notes.end());
   if (refinement) job.columns.push_back("level");
   job.sweep = swept;
   if (n_starts > 1 && std::find(swept.begin(), swept.end(), "init") == swept.end())
@@ -170,7 +176,7 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   copt.target_se = refinement ? o.target_se : 0.0;
   copt.max_refine = o.max_refine;
   copt.refine_unstable = o.refine_unstable;
-  copt.map_radius = true;
+  copt.map_radius = card.map_radius;
   std::string curve = predictor_text(copt) + "; noise_factor=" + fmt(copt.noise_factor) +
                       (!copt.retry ? "" : "; failed replicates retried damped mix=" + fmt(copt.retry_mix) +
                                               " max_iter=" + std::to_string(retry_iterations(copt)));
@@ -180,20 +186,24 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
              " on " + (probe->refine_on() < static_cast<int>(xnames.size())
                            ? xnames[probe->refine_on()]
                            : vnames[probe->refine_on() - xnames.size()]) + "_se";
-  std::string columns =
-      convergence_rule_text(copt) + "; "
+  std::string columns = convergence_rule_text(copt) + "; ";
+  if (card.map_radius)
+    columns +=
       "map_radius = spectral radius of the map's Jacobian dF/dx at the solution (finite differences "
       "where the model gives none): below 1 the fixed point attracts the iteration, above 1 "
       "(repelling = 1) it is a saddle point that the iteration reached only by starting on it, e.g. "
       "a symmetric branch past a bifurcation: compare starts and free energies (docs/adding_a_model.md "
-      "\"Branches\"); stalled = replicates ended in a limit cycle; path = the iteration each "
-      "replicate's result came from";
+      "\"Branches\"); ";
+  columns += "stalled = replicates ended in a limit cycle; path = the iteration each replicate's result came from";
   if (several_starts)
     columns += std::string("; preferred = ") +
                (hooks.free_energy ? "lowest free energy" : "first") + " among the converged starts; " +
                card.coexist_column + " = " +
                (hooks.distinct ? "another start converged to a distinct solution" : "0 (the model does not compare)");
-  if (hooks.stability) columns += "; stability = the model's stability check (stable, marginal, unstable, unknown)";
+  if (!card.columns_note.empty())
+    columns += "; " + card.columns_note;  // the model's words on its stability and notes
+  else if (hooks.stability)
+    columns += "; " + card.stability_column + " = the model's stability check (stable, marginal, unstable, unknown)";
   if (refinement) columns += "; level = refinement level behind the point";
   std::vector<CurveStart> starts0 = e.starts(pv0);
   std::string start_text;
@@ -213,10 +223,10 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
   job.plot.y = {card.plot_y};
   job.plot.references = card.plot_references;
   if (hooks.stability) {
-    job.plot.flag_column = "stability";
+    job.plot.flag_column = card.stability_column;
     job.plot.flag_value = "unstable";
     job.plot.flag_label = "unstable";
-  } else {
+  } else if (card.map_radius) {
     job.plot.flag_column = "repelling";
     job.plot.flag_value = "1";
     job.plot.flag_label = "repelling fixed point";
@@ -269,8 +279,10 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
       }
       // Where a replicate was not accepted the radius was not computed: the row says so by
       // converged = 0, and the radius column is empty rather than NaN.
-      row.push_back(std::isfinite(p.map_radius.mean) ? fmt(p.map_radius.mean) : "");
-      row.push_back(p.repelling() ? "1" : "0");
+      if (card.map_radius) {
+        row.push_back(std::isfinite(p.map_radius.mean) ? fmt(p.map_radius.mean) : "");
+        row.push_back(p.repelling() ? "1" : "0");
+      }
       row.push_back(std::to_string(p.n_stalled));
       row.push_back(path_text(p));
       push_curve_status(row, p);
@@ -279,6 +291,11 @@ void run_model(const ModelEntry& e, const ModelCli& o) {
         row.push_back(p.coexist ? "1" : "0");
       }
       if (hooks.stability) row.push_back(to_string(p.stability));
+      const std::vector<std::string> cells = model->notes(p);
+      if (cells.size() != notes.size())
+        throw std::logic_error(card.command + ": notes() gives " + std::to_string(cells.size()) + " cells for " +
+                               std::to_string(notes.size()) + " note columns");
+      row.insert(row.end(), cells.begin(), cells.end());
       if (refinement) row.push_back(std::to_string(p.level));
       finish_row(row, job.columns, n_inputs, p.converged,
                  "of " + card.command + " at " + card.continuation + " " + fmt(p.param));
@@ -360,8 +377,9 @@ void register_model(CLI::App& app, const ModelEntry& entry) {
       if (card.params[i].name == st.replaces) opt->excludes(param_options[i]);
   }
   sub->add_option("--init", o->init,
-                  "The starts to run, a comma list of the model's start labels (default: all; "
-                  "the CSV header's `starts` line names them)");
+                  "The starts to run, a comma list of the model's start labels (default: " +
+                      (card.default_init.empty() ? std::string("all") : card.default_init) +
+                      "; the CSV header's `starts` line names them)");
   add_solver_options(sub, o->solver, o->method);
   add_curve_options(sub, o->curve);
   if (e->hooks.refinement) {

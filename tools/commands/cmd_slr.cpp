@@ -32,18 +32,6 @@ ParamDomain nu_rule(slr::Task task) {
   return r;
 }
 
-SlrReplicaRules slr_replica_rules(slr::Task task) {
-  // Beyond this domain the channel integrals over/underflow (alpha = 1e308 makes the conjugate
-  // overlaps inf, nu = 1e300 the residual).
-  SlrReplicaRules r{nu_rule(task), positive_rule(), nonneg_rule()};
-  r.nu.max = kSlrMaxNu;
-  r.alpha.min = kSlrMinAlpha;
-  r.alpha.min_inclusive = true;
-  r.alpha.max = kSlrMaxAlpha;
-  r.scale.max = kSlrMaxScale;
-  return r;
-}
-
 std::string length_key(const std::vector<int>& law) {
   std::string k;
   for (int L : law) k += (k.empty() ? "" : "|") + std::to_string(L);
@@ -54,7 +42,6 @@ void register_slr(CLI::App& app) {
   CLI::App* slr = app.add_subcommand("slr", "Single-location regression (docs/equations/README.md)");
   slr->require_subcommand(1);
   register_slr_population(*slr);
-  register_slr_erm(*slr);
-  // slr bayes: a registered model (tools/cli/models.cpp)
+  // slr erm, slr erm-1rsb, slr bayes: registered models (tools/cli/models.cpp)
 }
 }  // namespace saddle

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "equations/slr_model.hpp"
-#include "equations/slr_replica.hpp"
 #include "tools/cli/cli_common.hpp"
 
 namespace saddle {
@@ -24,22 +23,8 @@ using slr::kSlrMaxAlpha;
 using slr::kSlrMaxNu;
 using slr::kSlrMaxScale;
 using slr::kSlrMinAlpha;
-// The sweep rules of that domain: `nu` (inf allowed for max-SLR only), `alpha`, and `scale` for
-// lambda and delta.
-struct SlrReplicaRules {
-  ParamDomain nu, alpha, scale;
-};
-SlrReplicaRules slr_replica_rules(slr::Task task);
-
 // The CSV `L` value of a length law: "3", or "1|2|3" for a variable length.
 std::string length_key(const std::vector<int>& law);
 
-// For --resume (GridJob::row_key) of a replica curve (`slr erm`, RS and 1RSB; defined in
-// tools/commands/cmd_slr_erm.cpp): the leading fields (task, L, nu, lambda, delta, alpha, activation, init)
-// of row k of setting s's chain, in the curve's order: inits x alphas sorted ascending.
-std::vector<std::string> replica_row_key(const slr::ReplicaSetting& s, const std::vector<double>& sorted_alphas,
-                                         const std::vector<slr::ReplicaInit>& inits, std::size_t k);
-
 void register_slr_population(CLI::App& slr);  // tools/commands/cmd_slr_population.cpp (docs/equations/slr_population.md §1-§3, §7a)
-void register_slr_erm(CLI::App& slr);         // tools/commands/cmd_slr_erm.cpp (docs/equations/slr_replica.md §4, §7b)
 }  // namespace saddle

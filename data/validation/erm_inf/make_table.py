@@ -99,7 +99,7 @@ def md():
                                                      pm(s['train_loss'], s['train_loss_se'], 4),
                                                      pm(s['train_error'], s['train_error_se'], 4)))
     print()
-    print('1RSB (`slr erm --symmetry 1rsb`, defaults 1024 × 32 × 8):')
+    print('1RSB (`slr erm-1rsb`, defaults 1024 × 32 × 8):')
     print()
     print('| activation | α | converged (residual) | test error | train loss | train MSE | x | dq_k | dq_v |')
     print('|---|---|---|---|---|---|---|---|---|')

@@ -302,3 +302,75 @@ TEST_CASE("generic command: choices, integer parameters, settings, --init and th
   register_model<Choosy>(app);
   CHECK_THROWS_AS(parse(app, {"saddle", "choosy", "--b", "1", "--b-list", "1,2"}), CLI::ParseError);
 }
+
+namespace {
+// The card fields of `slr erm`: notes (a text column `why`, and `used` = the setting `base`
+// doubled per refinement level), a stability column of its own name, a setting without a column,
+// a default start, and the continuation solved in ascending order. Fixed point x* = a (+- 0.01
+// over the two replicates at level 0, halved per level: HalfMap).
+class Noted : public CurveModel {
+ public:
+  explicit Noted(const ParamValues& p) : base_(std::stoi(p.text("base"))) {}
+  int replicates() const override { return 2; }
+  bool prepare_level(int level) override { return level <= 3; }
+  std::unique_ptr<FixedPointSystem> system(double a, int r, int level) const override {
+    return std::make_unique<HalfMap>(a, (r == 0 ? 0.01 : -0.01) * std::ldexp(1.0, -level));
+  }
+  int refine_on() const override { return 0; }
+  Stability stability(const CurvePoint& p) const override {
+    return p.param > 1.5 ? Stability::Unstable : Stability::Stable;
+  }
+  std::vector<std::string> note_names() const override { return {"why", "used"}; }
+  std::vector<std::string> notes(const CurvePoint& p) const override {
+    return {p.param > 1.5 ? "large a" : "", std::to_string(base_ << p.level)};
+  }
+  static std::vector<CurveStart> starts(const ParamValues& p) {
+    std::vector<CurveStart> s = Counting::starts(p);
+    s.push_back(s.front());
+    s.back().label = "other";
+    return s;
+  }
+  static ModelCard card() {
+    ModelCard c = Counting::card();
+    c.command = "noted";
+    c.settings = {{"base", "16", "points behind a point at level 0"}};
+    c.settings.back().column = false;
+    c.stability_column = "my_stability";
+    c.default_init = "other";
+    c.sorted_continuation = true;
+    c.target_se = 0.003;  // the s.e. of x is 0.01 at level 0, 0.005 at 1, 0.0025 at 2
+    return c;
+  }
+
+ private:
+  int base_;
+};
+}  // namespace
+
+TEST_CASE("generic command: model notes, the stability column's name, a setting without a column, "
+          "the default start and a sorted continuation", "[tools]") {
+  Scratch s;
+  {
+    CLI::App app;
+    register_model<Noted>(app);
+    parse(app, {"saddle", "noted", "--a", "2,1", "--base", "32", "--out", s.file("n.csv"), "--no-progress"});
+  }
+  const CsvData d = read_csv(s.file("n.csv"));
+  REQUIRE(d.rows.size() == 2);  // the default start only, a = 1 then 2
+  CHECK(d.col("base") < 0);
+  CHECK(d.col("stability") < 0);
+  REQUIRE(d.col("my_stability") >= 0);
+  REQUIRE(d.col("why") > d.col("my_stability"));
+  REQUIRE(d.col("used") == d.col("why") + 1);
+  CHECK(d.rows[0][d.col("a")] == "1");
+  CHECK(d.rows[1][d.col("a")] == "2");
+  for (const auto& r : d.rows) {
+    CHECK(r[d.col("init")] == "other");
+    const bool large = r[d.col("a")] == "2";
+    CHECK(r[d.col("my_stability")] == (large ? "unstable" : "stable"));
+    CHECK(r[d.col("why")] == (large ? "large a" : ""));
+    // Refined to level 2 where stable (s.e. 0.0025 <= 0.003); an unstable point is not refined.
+    CHECK(r[d.col("level")] == (large ? "0" : "2"));
+    CHECK(r[d.col("used")] == (large ? "32" : "128"));
+  }
+}
